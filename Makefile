@@ -1,0 +1,51 @@
+# gguftok: two commands set everything up.
+#   make lab    virtual environment, packages, vocabularies, then JupyterLab on notebooks/
+#   make test   the same set-up, then lint and the whole test suite
+# Both are idempotent: a second run installs and downloads nothing.
+
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+PYTEST_ARGS ?=
+LAB_ARGS ?=
+
+.PHONY: all setup vocab lint test lab oracle bench synthetic clean
+
+all: test
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "gguftok needs Python 3.10 or newer"'
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || { echo "could not create $(VENV): on Debian, apt-get install python3-venv" >&2; exit 1; }
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[lab,test]'
+	@touch $(STAMP)
+
+setup: $(STAMP) vocab
+
+# llama.cpp's 19 reference vocabularies, from the pinned llama-cpp-python sdist (never committed).
+vocab: $(STAMP)
+	$(PY) -m gguftok.data fetch
+
+lint: $(STAMP)
+	$(PY) -m ruff check gguftok tests bench scripts
+
+test: setup lint
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lab: setup
+	$(PY) -m jupyter lab --notebook-dir=notebooks $(LAB_ARGS)
+
+# The live reference: llama-cpp-python 0.3.36 built from the same sdist into its own environment.
+oracle: $(STAMP)
+	bash scripts/build_oracle.sh $(PYTHON) "$$($(PY) -m gguftok.data sdist-path)"
+
+bench: setup
+	$(PY) bench/bench_metadata.py
+
+# Regenerate the lessons' synthetic vocabularies in data/synthetic/ (a test checks they are current).
+synthetic: $(STAMP)
+	$(PY) scripts/make_synthetic.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis data/vocab

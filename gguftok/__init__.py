@@ -1,0 +1,12 @@
+"""gguftok: the tokenizer inside a GGUF file, with llama.cpp's exact token ids.
+
+>>> from gguftok import read_metadata
+>>> read_metadata  # doctest: +ELLIPSIS
+<function read_metadata at ...>
+"""
+
+from .errors import DataError, GGUFError, GguftokError
+from .metadata import GGUFMetadata, ValueType, read_metadata
+
+__all__ = ["DataError", "GGUFError", "GGUFMetadata", "GguftokError", "ValueType", "read_metadata"]
+__version__ = "0.1.0.dev0"

@@ -1,0 +1,98 @@
+"""Write small tokenizer-only GGUF files, for lessons and tests, with ``gguf.GGUFWriter``.
+
+>>> from gguftok import read_metadata
+>>> blob = gguf_bytes({"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.bos_token_id": (ValueType.UINT32, 0)})
+>>> md = read_metadata(blob)
+>>> md["tokenizer.ggml.bos_token_id"], md.type_name("tokenizer.ggml.bos_token_id")
+(0, 'uint32')
+
+A value is given either plainly (``str`` -> string, ``bool`` -> bool, ``int`` -> int32, ``float`` ->
+float32, a list -> array of the type of its first item) or as ``(ValueType, value)`` to choose the type;
+for an array, ``(ValueType, [..])`` gives the element type. A ``bytes`` string value is written as is, so
+a test can write a token that is not valid UTF-8.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .metadata import ValueType
+
+__all__ = ["gguf_bytes", "write_gguf", "write_tokenizer"]
+
+
+def write_gguf(path: str | os.PathLike[str], kv: Mapping[str, Any], *, arch: str = "llama",
+               byte_order: str = "little") -> Path:
+    """Write a GGUF v3 file with the key/values ``kv`` and no tensors; ``general.architecture`` is ``arch``."""
+    import gguf  # imported here: the reader and the tokenizer never need it
+
+    endian = gguf.GGUFEndian.BIG if byte_order == "big" else gguf.GGUFEndian.LITTLE
+    w = gguf.GGUFWriter(path, arch, endianess=endian)
+    for key, value in kv.items():
+        vtype, sub = None, None
+        if isinstance(value, tuple):
+            vtype, value = value
+        if isinstance(value, (list, tuple)) or (hasattr(value, "dtype") and hasattr(value, "shape")):
+            sub = gguf.GGUFValueType(vtype) if vtype is not None else None
+            w.add_key_value(key, list(value), gguf.GGUFValueType.ARRAY, sub_type=sub)
+        elif vtype is not None:
+            w.add_key_value(key, value, gguf.GGUFValueType(vtype))
+        elif isinstance(value, bytes):
+            w.add_key_value(key, value, gguf.GGUFValueType.STRING)
+        else:
+            w.add_key_value(key, value, gguf.GGUFValueType.get_type(value))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_ti_data_to_file()
+    w.close()
+    return Path(path)
+
+
+def gguf_bytes(kv: Mapping[str, Any], *, arch: str = "llama", byte_order: str = "little") -> bytes:
+    """The bytes :func:`write_gguf` would write."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_gguf(Path(tmp) / "vocab.gguf", kv, arch=arch, byte_order=byte_order)
+        return path.read_bytes()
+
+
+def write_tokenizer(path: str | os.PathLike[str], tokens: Sequence[str | bytes], *,
+                    model: str = "gpt2", pre: str | None = "default",
+                    token_types: Sequence[int] | None = None, scores: Sequence[float] | None = None,
+                    merges: Sequence[str] | None = None, special_ids: Mapping[str, int] | None = None,
+                    flags: Mapping[str, bool] | None = None, extra: Mapping[str, Any] | None = None,
+                    arch: str = "llama", byte_order: str = "little") -> Path:
+    """Write a tokenizer-only GGUF file with the ``tokenizer.ggml.*`` keys llama.cpp reads.
+
+    ``special_ids`` maps a short name to an id, written as uint32 ``tokenizer.ggml.<name>_token_id``
+    (``{"bos": 1, "eos": 2}``); ``flags`` maps a name to a bool ``tokenizer.ggml.<name>``
+    (``{"add_bos_token": False}``); ``extra`` adds any other keys, in :func:`write_gguf`'s notation.
+
+    >>> import tempfile, pathlib
+    >>> from gguftok import read_metadata
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = write_tokenizer(pathlib.Path(d) / "v.gguf", ["a", "b", "ab"], merges=["a b"],
+    ...                         special_ids={"eos": 2})
+    ...     md = read_metadata(p)
+    >>> md["tokenizer.ggml.tokens"], md["tokenizer.ggml.merges"], md["tokenizer.ggml.eos_token_id"]
+    (['a', 'b', 'ab'], ['a b'], 2)
+    """
+    kv: dict[str, Any] = {"tokenizer.ggml.model": model}
+    if pre is not None:
+        kv["tokenizer.ggml.pre"] = pre
+    kv["tokenizer.ggml.tokens"] = (ValueType.STRING, list(tokens))
+    if scores is not None:
+        kv["tokenizer.ggml.scores"] = (ValueType.FLOAT32, [float(s) for s in scores])
+    if token_types is not None:
+        kv["tokenizer.ggml.token_type"] = (ValueType.INT32, [int(t) for t in token_types])
+    if merges is not None:
+        kv["tokenizer.ggml.merges"] = (ValueType.STRING, list(merges))
+    for name, value in (special_ids or {}).items():
+        kv[f"tokenizer.ggml.{name}_token_id"] = (ValueType.UINT32, int(value))
+    for name, value in (flags or {}).items():
+        kv[f"tokenizer.ggml.{name}"] = (ValueType.BOOL, bool(value))
+    kv.update(extra or {})
+    return write_gguf(path, kv, arch=arch, byte_order=byte_order)

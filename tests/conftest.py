@@ -1,0 +1,39 @@
+"""Shared fixtures: the pinned vocabularies, found in one place."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gguftok.data import load_manifest, missing_or_wrong, vocab_dir
+
+REPO = Path(__file__).resolve().parent.parent
+MANIFEST = load_manifest()
+VOCAB_NAMES = sorted(n.removeprefix("ggml-vocab-").removesuffix(".gguf") for n in MANIFEST if n.endswith(".gguf"))
+
+
+def _require_vocab() -> Path:
+    """data/vocab, complete (sizes checked); missing files fail under CI and skip elsewhere, saying why."""
+    dest = vocab_dir()
+    missing = missing_or_wrong(dest, MANIFEST, deep=False)
+    if missing:
+        why = f"{len(missing)} pinned vocabulary files missing from {dest} (e.g. {missing[0]}); run `make vocab`"
+        if os.environ.get("CI"):
+            pytest.fail(why)
+        pytest.skip(why)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def vocab_path():
+    """``vocab_path("qwen2")`` -> the path of ``ggml-vocab-qwen2.gguf``."""
+    dest = _require_vocab()
+    return lambda name, suffix=".gguf": dest / f"ggml-vocab-{name}{suffix}"
+
+
+@pytest.fixture(scope="session", params=VOCAB_NAMES)
+def each_vocab(request, vocab_path) -> Path:
+    """Each of the 19 pinned vocabulary files in turn."""
+    return vocab_path(request.param)

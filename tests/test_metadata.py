@@ -1,0 +1,202 @@
+"""The GGUF metadata reader: the same values as gguf.GGUFReader, and a clear GGUFError on bad input."""
+
+from __future__ import annotations
+
+import struct
+
+import gguf
+import numpy as np
+import pytest
+from gguf_reference import cached_reader_digests, ours_digests, reader_digests
+
+from gguftok import GGUFError, ValueType, read_metadata
+from gguftok.writer import gguf_bytes, write_gguf
+
+# --------------------------------------------------------------------------------------------- agreement
+
+
+def test_value_types_are_ggufs():
+    assert {t.name: int(t) for t in ValueType} == {t.name: int(t) for t in gguf.GGUFValueType}
+
+
+def test_every_key_of_every_vocabulary_matches_gguf_reader(each_vocab):
+    md = read_metadata(each_vocab)
+    assert ours_digests(md) == cached_reader_digests(each_vocab)
+    assert md.version in (2, 3) and md.byte_order == "little" and md.tensor_count == 0
+
+
+def test_bytes_and_path_give_the_same_result(vocab_path):
+    path = vocab_path("llama-spm")
+    a, b = read_metadata(path), read_metadata(path.read_bytes())
+    assert ours_digests(a) == ours_digests(b) and a.offsets == b.offsets and a.kv_end == b.kv_end
+
+
+def test_qwen2_tokenizer_keys(vocab_path):
+    md = read_metadata(vocab_path("qwen2"))
+    tokens, merges, types = (md[f"tokenizer.ggml.{k}"] for k in ("tokens", "merges", "token_type"))
+    assert (len(tokens), len(merges), types.shape) == (151936, 151387, (151936,))
+    assert md["tokenizer.ggml.model"] == "gpt2" and md["tokenizer.ggml.pre"] == "qwen2"
+    assert tokens[:3] == ["!", '"', "#"] and merges[0] == "Ġ Ġ"
+    assert types.dtype == np.int32 and not types.flags.writeable
+    assert md.type_name("tokenizer.ggml.eos_token_id") == "uint32"
+
+
+ALL_TYPES = {
+    "t.u8": (ValueType.UINT8, 255), "t.i8": (ValueType.INT8, -128), "t.u16": (ValueType.UINT16, 65535),
+    "t.i16": (ValueType.INT16, -32768), "t.u32": (ValueType.UINT32, 2**32 - 1),
+    "t.i32": (ValueType.INT32, -(2**31)), "t.f32": (ValueType.FLOAT32, 0.25), "t.bool": (ValueType.BOOL, True),
+    "t.str": (ValueType.STRING, "héllo\n\x00😀"), "t.u64": (ValueType.UINT64, 2**64 - 1),
+    "t.i64": (ValueType.INT64, -(2**63)), "t.f64": (ValueType.FLOAT64, -1e300),
+    "a.u8": (ValueType.UINT8, [0, 1, 255]), "a.i8": (ValueType.INT8, [-1, 2]),
+    "a.u16": (ValueType.UINT16, [7]), "a.i16": (ValueType.INT16, [-7, 7]),
+    "a.u32": (ValueType.UINT32, [1, 2**32 - 1]), "a.i32": (ValueType.INT32, [-5, 5, 6]),
+    "a.f32": (ValueType.FLOAT32, [1.5, -0.0, float("inf")]), "a.bool": (ValueType.BOOL, [True, False, True]),
+    "a.str": (ValueType.STRING, ["", "a b", "Ġ"]), "a.u64": (ValueType.UINT64, [2**64 - 1]),
+    "a.i64": (ValueType.INT64, [-(2**63), 3]), "a.f64": (ValueType.FLOAT64, [2.5, 1e-300]),
+    "a.nested": (ValueType.ARRAY, [[1, 2], [3]]),
+}
+
+
+@pytest.mark.parametrize("byte_order", ["little", "big"])
+def test_all_thirteen_types_and_both_byte_orders(tmp_path, byte_order):
+    path = write_gguf(tmp_path / "all.gguf", ALL_TYPES, byte_order=byte_order)
+    md = read_metadata(path)
+    assert md.byte_order == byte_order
+    assert ours_digests(md) == reader_digests(path)
+    for key, (vtype, value) in ALL_TYPES.items():
+        got = md[key]
+        if key == "a.nested":
+            assert [a.tolist() for a in got] == value and md.type_name(key) == "array[array[int32]]"
+        elif isinstance(value, list) and vtype != ValueType.STRING:
+            assert got.tolist() == value and got.dtype.isnative
+        else:
+            assert got == value and type(got) is type(value)
+
+
+def test_a_big_endian_vocabulary_reads_like_the_little_endian_one(vocab_path, tmp_path):
+    little = read_metadata(vocab_path("phi-3"))
+    kv = {k: (little.types[k][-1] if isinstance(little.types[k], tuple) else little.types[k], v)
+          for k, v in little.items() if k != "general.architecture"}
+    big = read_metadata(write_gguf(tmp_path / "big.gguf", kv, arch=little["general.architecture"],
+                                   byte_order="big"))
+    assert big.byte_order == "big"
+    assert ours_digests(big) == ours_digests(little)
+
+
+def test_strings_that_are_not_utf8_keep_their_bytes():
+    raw = [b"\xff", b"ab\xc3", b"\xed\xa0\x80", "é".encode()]
+    md = read_metadata(gguf_bytes({"tokenizer.ggml.tokens": (ValueType.STRING, raw), "s": b"\x80x"}))
+    assert [t.encode("utf-8", "surrogateescape") for t in md["tokenizer.ggml.tokens"]] == raw
+    assert md["s"] == "\udc80x"
+
+
+# -------------------------------------------------------------------------------------------- bad input
+
+
+def header(version=3, n_tensors=0, n_kv=1, order="<"):
+    return b"GGUF" + struct.pack(order + "IQQ", version, n_tensors, n_kv)
+
+
+def s(text, order="<"):
+    raw = text.encode() if isinstance(text, str) else text
+    return struct.pack(order + "Q", len(raw)) + raw
+
+
+def kv(key, vtype, payload):
+    return s(key) + struct.pack("<I", vtype) + payload
+
+
+def err(blob) -> GGUFError:
+    with pytest.raises(GGUFError) as info:
+        read_metadata(blob)
+    assert isinstance(info.value, ValueError)
+    return info.value
+
+
+def test_wrong_magic():
+    e = err(b"GGML" + bytes(20))
+    assert e.offset == 0 and "not a GGUF file" in str(e)
+
+
+def test_empty_and_short_files(tmp_path):
+    (tmp_path / "empty.gguf").write_bytes(b"")
+    assert "not a GGUF file" in str(err(tmp_path / "empty.gguf"))
+    e = err(b"GGUF\x03\x00\x00\x00")
+    assert "the GGUF header needs 24 bytes" in str(e)
+
+
+@pytest.mark.parametrize("version", [0, 1, 4, 0xFFFF])
+def test_unsupported_versions(version):
+    e = err(header(version=version))
+    assert e.offset == 4 and f"unsupported GGUF version {version}" in str(e)
+
+
+def test_big_endian_header_of_an_unknown_version_is_refused():
+    assert "unsupported GGUF version" in str(err(header(version=7, order=">")))
+
+
+def test_unknown_value_type():
+    e = err(header() + kv("general.x", 13, b"\x00" * 8))
+    assert e.key == "general.x" and "unknown value type 13" in str(e) and e.offset == 24 + 8 + 9
+
+
+def test_unknown_array_element_type():
+    e = err(header() + kv("a", ValueType.ARRAY, struct.pack("<IQ", 99, 1) + bytes(8)))
+    assert e.key == "a" and "unknown array element type 99" in str(e)
+
+
+def test_string_length_past_the_end():
+    e = err(header() + kv("k", ValueType.STRING, struct.pack("<Q", 2**63) + b"abc"))
+    assert e.key == "k" and "a string value of 9223372036854775808 bytes" in str(e)
+
+
+@pytest.mark.parametrize("etype", [ValueType.UINT8, ValueType.STRING, ValueType.ARRAY, ValueType.FLOAT64])
+def test_absurd_array_counts_are_refused_before_any_allocation(etype):
+    e = err(header() + kv("tokenizer.ggml.tokens", ValueType.ARRAY, struct.pack("<IQ", etype, 2**64 - 1)))
+    assert e.key == "tokenizer.ggml.tokens" and "cannot fit" in str(e)
+
+
+def test_a_string_array_running_past_the_end_names_the_string():
+    body = struct.pack("<IQ", ValueType.STRING, 3) + s("a") + s("b") + struct.pack("<Q", 50) + b"xyz"
+    e = err(header() + kv("tokenizer.ggml.tokens", ValueType.ARRAY, body))
+    assert "string 2 of 3 claims 50 bytes" in str(e) and e.offset == 24 + 8 + 21 + 4 + 12 + 9 + 9
+
+
+def test_a_string_array_cut_inside_a_length():
+    body = struct.pack("<IQ", ValueType.STRING, 2) + s("abcdefgh") + b"\x01\x00"
+    assert "string 1 of 2: its length needs 8 bytes" in str(err(header() + kv("t", ValueType.ARRAY, body)))
+
+
+def test_absurd_key_count():
+    e = err(header(n_kv=2**64 - 1))
+    assert e.offset == 16 and "claims 18446744073709551615 key/value pairs" in str(e)
+
+
+def test_truncated_scalar():
+    e = err(header() + kv("general.alignment", ValueType.UINT32, b"\x20\x00"))
+    assert e.key == "general.alignment" and "a uint32 value needs 4 bytes" in str(e)
+
+
+def test_key_that_is_not_utf8():
+    e = err(header() + s(b"tok\xffen") + struct.pack("<I", ValueType.BOOL) + b"\x01")
+    assert e.key is None and e.offset == 24 and "a key is not valid UTF-8" in str(e)
+
+
+def test_duplicate_and_empty_keys():
+    one = kv("k", ValueType.UINT8, b"\x01")
+    assert "duplicate key 'k' (first at offset 24)" in str(err(header(n_kv=2) + one + one))
+    assert "empty key" in str(err(header() + kv("", ValueType.UINT8, b"\x01") + b"\x00"))
+
+
+def test_arrays_nested_too_deep_are_refused_without_recursion_error():
+    deep = struct.pack("<IQ", ValueType.ARRAY, 1) * 10_000 + struct.pack("<IQ", ValueType.UINT8, 0)
+    assert "nested more than 16 deep" in str(err(header() + kv("n", ValueType.ARRAY, deep)))
+
+
+def test_message_names_source_and_place(tmp_path):
+    path = tmp_path / "bad.gguf"
+    path.write_bytes(header() + kv("tokenizer.ggml.model", 42, b""))
+    e = err(path)
+    assert str(e) == (f"{path}: unknown value type 42 (GGUF has types 0 to 12) "
+                      f"(key 'tokenizer.ggml.model', at offset 52)")  # 24 header + 8 + 20 key bytes
+    assert e.source == str(path)

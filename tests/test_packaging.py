@@ -1,0 +1,76 @@
+"""The repository's set-up promises: environment.yml agrees with pyproject.toml, the two commands, CI."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import yaml
+from conftest import REPO
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+def _split(requirement: str) -> tuple[str, str]:
+    m = re.fullmatch(r"\s*([A-Za-z0-9_.\-]+)\s*([^;]*?)\s*(;.*)?", requirement)
+    assert m, requirement
+    name = m.group(1).lower().replace("_", "-")
+    spec = ",".join(sorted(part.strip() for part in m.group(2).split(",") if part.strip()))
+    return name, spec
+
+
+def pyproject_requirements() -> dict[str, str]:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    reqs = list(project["dependencies"])
+    for extra in ("lab", "test"):
+        reqs += project["optional-dependencies"][extra]
+    # Back-ports for old Pythons (tomli) have nothing to match in a conda environment of a newer Python.
+    return dict(_split(r) for r in reqs if "python_version" not in r)
+
+
+def environment_requirements() -> dict[str, str]:
+    env = yaml.safe_load((REPO / "environment.yml").read_text())
+    assert env["channels"] == ["conda-forge"]
+    reqs: list[str] = []
+    for dep in env["dependencies"]:
+        if isinstance(dep, dict):
+            reqs += [r for r in dep["pip"] if not r.startswith("-e")]
+        elif not re.match(r"(python|pip)\b", dep):
+            reqs.append(dep)
+    return dict(_split(r) for r in reqs)
+
+
+def test_environment_yml_matches_pyproject():
+    assert environment_requirements() == pyproject_requirements()
+
+
+def test_environment_yml_asks_for_the_same_python():
+    env = yaml.safe_load((REPO / "environment.yml").read_text())
+    requires = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["requires-python"]
+    assert f"python{requires}" in env["dependencies"]
+
+
+def test_runtime_dependencies_are_only_regex_gguf_numpy():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert sorted(_split(r)[0] for r in project["dependencies"]) == ["gguf", "numpy", "regex"]
+
+
+def test_readme_starts_with_the_two_commands():
+    readme = (REPO / "README.md").read_text()
+    head = readme[: readme.index("\n## ")]
+    assert "make lab" in head and "make test" in head
+
+
+def test_ci_calls_the_readme_test_command():
+    assert "make test" in (REPO / ".ci" / "run").read_text()
+
+
+def test_core_does_not_import_the_workbook_packages():
+    core = [p for p in (REPO / "gguftok").rglob("*.py") if "viz" not in p.parts and p.name != "cli.py"]
+    assert core
+    pattern = re.compile(r"^\s*(import|from)\s+(ipywidgets|matplotlib|IPython|jupyter\w*)\b", re.M)
+    offenders = [str(p.relative_to(REPO)) for p in core if pattern.search(p.read_text())]
+    assert offenders == []
