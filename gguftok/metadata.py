@@ -269,7 +269,8 @@ class _Parser:
         """The hot loop of the reader (300,000 strings for Qwen2's tokens and merges).
 
         The fast path checks nothing per string: ``unpack_from`` raises once a length would be read past
-        the end, and a string running past the end shows as ``off > size`` afterwards. Either way the
+        the end (or at an offset too large for it), and a string running past the end shows as
+        ``off > size`` afterwards. Either way the
         careful loop runs again to name the string at fault.
         """
         buf = self.buf
@@ -282,7 +283,7 @@ class _Parser:
                 off += 8
                 out[i] = buf[off:off + n].decode("utf-8", "surrogateescape")
                 off += n
-        except struct.error:
+        except (struct.error, OverflowError):  # a length read past the end, or an offset beyond ssize_t
             off = self.size + 1
         if off > self.size:
             self.string_array_error(start, count)
