@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 LAB_ARGS ?=
 
-.PHONY: all setup vocab lint test lab oracle bench synthetic clean
+.PHONY: all setup vocab lint test lab oracle bench synthetic notebooks clean
 
 all: test
 
@@ -46,6 +46,10 @@ bench: setup
 # Regenerate the lessons' synthetic vocabularies in data/synthetic/ (a test checks they are current).
 synthetic: $(STAMP)
 	$(PY) scripts/make_synthetic.py
+
+# Re-execute the notebooks from their py:percent twins and write them with deterministic metadata.
+notebooks: setup
+	$(PY) scripts/run_notebooks.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis data/vocab

@@ -1,0 +1,44 @@
+"""Execute the workbook's notebooks top to bottom and write them with deterministic metadata.
+
+The ``py:percent`` twin (``notebooks/NN_*.py``) is the source a reviewer reads; this script runs it in a fresh
+kernel from ``notebooks/`` and writes the paired ``.ipynb`` with its outputs, without execution timestamps
+or this machine's Python version, so that a re-run changes a notebook only when its outputs change.
+
+    python scripts/run_notebooks.py                 # every notebook
+    python scripts/run_notebooks.py notebooks/00_start_here.py
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import jupytext
+from nbclient import NotebookClient
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+
+
+def run(py: Path) -> Path:
+    nb = jupytext.read(py)
+    nb.metadata.setdefault("jupytext", {})["formats"] = "ipynb,py:percent"
+    NotebookClient(nb, timeout=900, kernel_name="python3", record_timing=False,
+                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    nb.metadata.get("language_info", {}).pop("version", None)
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+    out = py.with_suffix(".ipynb")
+    jupytext.write(nb, out)
+    jupytext.write(nb, py, fmt="py:percent")  # keep the twin byte-for-byte what jupytext would pair
+    return out
+
+
+def main(paths: list[str]) -> None:
+    targets = [Path(p).with_suffix(".py") for p in paths] or sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py"))
+    for py in targets:
+        print(f"running {py.name} ...", flush=True)
+        print(f"  wrote {run(py).relative_to(NOTEBOOKS.parent)}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
