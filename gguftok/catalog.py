@@ -60,6 +60,6 @@ def format_catalog(rows: list[VocabSummary]) -> str:
     lines = []
     for row in cells:
         parts = [c.rjust(w) if num and row is not cells[0] else c.ljust(w)
-                 for c, w, num in zip(row, widths, numeric)]
+                 for c, w, num in zip(row, widths, numeric, strict=True)]
         lines.append("  ".join(parts).rstrip())
     return "\n".join(lines)

@@ -7,7 +7,6 @@ import re
 
 import jupytext
 import pytest
-
 from conftest import REPO
 
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
