@@ -9,6 +9,8 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 LAB_ARGS ?=
+# Jupyter refuses to run as root unless told; containers and CI machines often are root.
+ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .PHONY: all setup vocab lint test lab oracle bench synthetic notebooks clean
 
@@ -34,7 +36,7 @@ test: setup lint
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 lab: setup
-	$(PY) -m jupyter lab --notebook-dir=notebooks $(LAB_ARGS)
+	$(PY) -m jupyter lab --notebook-dir=notebooks $(ROOT_ARGS) $(LAB_ARGS)
 
 # The live reference: llama-cpp-python 0.3.36 built from the same sdist into its own environment.
 oracle: $(STAMP)
