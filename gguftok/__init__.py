@@ -5,8 +5,10 @@
 <function read_metadata at ...>
 """
 
-from .errors import DataError, GGUFError, GguftokError
+from .errors import DataError, EncodeError, GGUFError, GguftokError, VocabError
 from .metadata import GGUFMetadata, ValueType, read_metadata
+from .tokenizer import Tokenizer
 
-__all__ = ["DataError", "GGUFError", "GGUFMetadata", "GguftokError", "ValueType", "read_metadata"]
+__all__ = ["DataError", "EncodeError", "GGUFError", "GGUFMetadata", "GguftokError", "Tokenizer", "ValueType",
+           "VocabError", "read_metadata"]
 __version__ = "0.1.0.dev0"

@@ -40,5 +40,31 @@ class GGUFError(GguftokError, ValueError):
         super().__init__(f"{source}: {message}{suffix}")
 
 
+class VocabError(GguftokError, ValueError):
+    """The tokenizer metadata cannot make a tokenizer (llama.cpp would refuse to load it, or abort).
+
+    ``key`` names the metadata key at fault and ``token_id`` the token, when there is one.
+    """
+
+    def __init__(self, message: str, *, key: str | None = None, token_id: int | None = None) -> None:
+        self.key = key
+        self.token_id = token_id
+        where = [f"key {key!r}"] if key else []
+        if token_id is not None:
+            where.append(f"token {token_id}")
+        super().__init__(message + (f" ({', '.join(where)})" if where else ""))
+
+
+class EncodeError(GguftokError, ValueError):
+    """An input llama.cpp cannot tokenize: it would abort the process; we raise this instead.
+
+    ``offset`` is the byte offset in the input where the problem starts, when known.
+    """
+
+    def __init__(self, message: str, *, offset: int | None = None) -> None:
+        self.offset = offset
+        super().__init__(message)
+
+
 class DataError(GguftokError, RuntimeError):
     """Fetching or verifying the pinned reference files failed (offline, checksum mismatch, missing file)."""

@@ -114,6 +114,27 @@ class GGUFMetadata(Mapping[str, Any]):
     def __len__(self) -> int:
         return len(self._values)
 
+    def with_changes(self, changes: Mapping[str, Any]) -> GGUFMetadata:
+        """A copy with some values replaced (types kept or inferred from a like key), ``None`` removing a key.
+
+        >>> from gguftok.writer import gguf_bytes
+        >>> md = read_metadata(gguf_bytes({"tokenizer.ggml.pre": "qwen2"}))
+        >>> md.with_changes({"tokenizer.ggml.pre": "tekken"})["tokenizer.ggml.pre"]
+        'tekken'
+        """
+        values, types, offsets = dict(self._values), dict(self.types), dict(self.offsets)
+        for key, value in changes.items():
+            if value is None:
+                values.pop(key, None)
+                types.pop(key, None)
+                offsets.pop(key, None)
+                continue
+            if key not in types:
+                types[key] = _infer_type(value)
+            values[key] = value
+        return GGUFMetadata(self.source, self.version, self.byte_order, self.tensor_count, values, types, offsets,
+                            self.kv_end)
+
     def type_name(self, key: str) -> str:
         """The GGUF type of ``key`` as text: ``"uint32"``, ``"string"``, ``"array[int32]"``, ..."""
         t = self.types[key]
@@ -127,6 +148,23 @@ class GGUFMetadata(Mapping[str, Any]):
     def __repr__(self) -> str:
         return (f"<GGUFMetadata {self.source} v{self.version} {self.byte_order}-endian, "
                 f"{len(self)} keys, {self.tensor_count} tensors>")
+
+
+def _infer_type(value: Any) -> Any:
+    if isinstance(value, bool):
+        return ValueType.BOOL
+    if isinstance(value, int):
+        return ValueType.UINT32 if value >= 0 else ValueType.INT32
+    if isinstance(value, float):
+        return ValueType.FLOAT32
+    if isinstance(value, str):
+        return ValueType.STRING
+    if isinstance(value, list) and value and isinstance(value[0], str):
+        return (ValueType.ARRAY, ValueType.STRING)
+    if isinstance(value, np.ndarray):
+        codes = {np.dtype(c).newbyteorder("="): vt for vt, c in _NUMPY_CODES.items() if vt != ValueType.BOOL}
+        return (ValueType.ARRAY, ValueType.BOOL if value.dtype == np.bool_ else codes[value.dtype])
+    raise TypeError(f"cannot infer a GGUF type for {type(value).__name__}")
 
 
 def read_metadata(source: str | os.PathLike[str] | bytes | bytearray | memoryview) -> GGUFMetadata:

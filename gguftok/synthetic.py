@@ -10,6 +10,7 @@ exactly what this module describes.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from .bytemap import BYTE_TO_CHAR
@@ -64,8 +65,86 @@ def byte_level_vocab(words: tuple[str, ...] = ("Hello", " world", " cat", " the"
             "special_ids": {"eos": eos, "bos": eos}}
 
 
+SAMPLE_WORDS = ("Hello", " world", " the", "ing", " token", "izer", " is", " a", "\n\n", "  ", "é", "日本")
+
+
+def _rwkv_escape(data: bytes) -> str:
+    """RWKV vocabularies store tokens escaped: ``\\t \\n \\r``, ``\\xhh`` (lower-case hex), ``\\\\``."""
+    out = []
+    for b in data:
+        if b in (0x09, 0x0A, 0x0D):
+            out.append({0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}[b])
+        elif b == 0x5C:
+            out.append("\\\\")
+        elif 0x20 <= b < 0x7F:
+            out.append(chr(b))
+        else:
+            out.append(f"\\x{b:02x}")
+    return "".join(out)
+
+
+def rwkv_vocab() -> dict[str, Any]:
+    """An RWKV ("world") vocabulary: every single byte, then whole words; greedy longest match picks."""
+    pieces = [bytes([b]) for b in range(256)] + [w.encode() for w in SAMPLE_WORDS]
+    return {"tokens": ["<s>"] + [_rwkv_escape(p) for p in pieces], "token_types": [CONTROL] + [NORMAL] * len(pieces),
+            "model": "rwkv", "pre": None}
+
+
+def plamo2_vocab() -> dict[str, Any]:
+    """A PLaMo-2 vocabulary: 4 specials, the 256 ``<0xXX>`` byte tokens, scored pieces for a DP to choose from."""
+    specials = ["<|plamo:unk|>", "<|plamo:bos|>", "<|plamo:eos|>", "<|plamo:pad|>"]
+    pieces = ["H", "e", "l", "o", "He", "ll", "llo", "Hello", " ", " w", "or", "ld", " world", "wor", "日", "本",
+              "日本", "é", "▁", "a", "b", "ab"]
+    tokens = specials + [f"<0x{b:02X}>" for b in range(256)] + pieces
+    types = [CONTROL] * 4 + [BYTE] * 256 + [NORMAL] * len(pieces)
+    scores = [0.0] * 260 + [-float(len(p)) * 0.75 - i * 0.01 for i, p in enumerate(pieces)]
+    return {"tokens": tokens, "token_types": types, "scores": scores, "model": "plamo2", "pre": None}
+
+
+def whitespace_vocab() -> dict[str, Any]:
+    """A ``whitespace`` BPE vocabulary: words are the ``\\S+`` runs, lowercased, with ``<0xXX>`` byte fallback."""
+    letters = [chr(c) for c in range(ord("a"), ord("z") + 1)] + list("0123456789.,!?'")
+    tokens = ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)] + letters
+    types = [UNKNOWN, CONTROL, CONTROL] + [BYTE] * 256 + [NORMAL] * len(letters)
+    merges = []
+    for word in ("hello", "world", "the", "token", "tokenizer"):
+        prefix = word[0]
+        for ch in word[1:]:
+            if prefix + ch not in tokens:
+                merges.append(f"{prefix} {ch}")
+                tokens.append(prefix + ch)
+                types.append(NORMAL)
+            prefix += ch
+    return {"tokens": tokens, "token_types": types, "merges": merges, "model": "whitespace", "pre": "whitespace",
+            "special_ids": {"bos": 1, "eos": 2, "unknown": 0}, "flags": {"normalizer.lowercase": True}}
+
+
+def dna_vocab() -> dict[str, Any]:
+    """A ``hybriddna`` vocabulary: byte-level BPE for text, 6-mers between ``<dna>`` and ``</dna>``.
+
+    The k-mer tokens carry a U+E000 marker, as llama.cpp expects; only k-mers of A, C and G are present, so
+    any T sends a k-mer to ``<oov>``.
+    """
+    base = byte_level_vocab(("Hello", " world", "gene", " seq"))
+    tokens, types = base["tokens"][:-4], base["token_types"][:-4]  # without the chat specials
+    # The tags are NORMAL tokens: a USER_DEFINED or CONTROL tag would be split off before the DNA session saw it.
+    for text, kind in (("<|endoftext|>", CONTROL), ("<dna>", NORMAL), ("</dna>", NORMAL), ("<oov>", NORMAL)):
+        tokens.append(text)
+        types.append(kind)
+    for kmer in itertools.product("ACG", repeat=6):
+        tokens.append("".join(kmer) + "\ue000")
+        types.append(NORMAL)
+    eos = tokens.index("<|endoftext|>")
+    return {"tokens": tokens, "token_types": types, "merges": base["merges"], "model": "hybriddna", "pre": "default",
+            "special_ids": {"eos": eos, "bos": eos}}
+
+
 # file name in data/synthetic/ -> the vocabulary it holds
 SYNTHETIC = {
     "tiny-9.gguf": tiny_vocab,
     "byte-level-286.gguf": byte_level_vocab,
+    "rwkv.gguf": rwkv_vocab,
+    "plamo2.gguf": plamo2_vocab,
+    "whitespace.gguf": whitespace_vocab,
+    "dna.gguf": dna_vocab,
 }

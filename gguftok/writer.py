@@ -22,7 +22,12 @@ from typing import Any
 
 from .metadata import ValueType
 
-__all__ = ["gguf_bytes", "write_gguf", "write_tokenizer"]
+__all__ = ["gguf_bytes", "write_gguf", "write_metadata", "write_tokenizer"]
+
+
+def _raw(value: Any) -> Any:
+    """A ``str`` back to its exact bytes (the reader decodes with surrogateescape), other values as they are."""
+    return value.encode("utf-8", "surrogateescape") if isinstance(value, str) else value
 
 
 def write_gguf(path: str | os.PathLike[str], kv: Mapping[str, Any], *, arch: str = "llama",
@@ -38,11 +43,12 @@ def write_gguf(path: str | os.PathLike[str], kv: Mapping[str, Any], *, arch: str
             vtype, value = value
         if isinstance(value, (list, tuple)) or (hasattr(value, "dtype") and hasattr(value, "shape")):
             sub = gguf.GGUFValueType(vtype) if vtype is not None else None
-            w.add_key_value(key, list(value), gguf.GGUFValueType.ARRAY, sub_type=sub)
+            items = [_raw(v) for v in value] if vtype == ValueType.STRING else list(value)
+            w.add_key_value(key, items, gguf.GGUFValueType.ARRAY, sub_type=sub)
         elif vtype is not None:
-            w.add_key_value(key, value, gguf.GGUFValueType(vtype))
-        elif isinstance(value, bytes):
-            w.add_key_value(key, value, gguf.GGUFValueType.STRING)
+            w.add_key_value(key, _raw(value), gguf.GGUFValueType(vtype))
+        elif isinstance(value, (bytes, str)):
+            w.add_key_value(key, _raw(value), gguf.GGUFValueType.STRING)
         else:
             w.add_key_value(key, value, gguf.GGUFValueType.get_type(value))
     w.write_header_to_file()
@@ -50,6 +56,29 @@ def write_gguf(path: str | os.PathLike[str], kv: Mapping[str, Any], *, arch: str
     w.write_ti_data_to_file()
     w.close()
     return Path(path)
+
+
+def write_metadata(path: str | os.PathLike[str], md: Mapping[str, Any], changes: Mapping[str, Any] | None = None,
+                   *, byte_order: str | None = None) -> Path:
+    """Write the key/values of ``md`` (a :class:`~gguftok.metadata.GGUFMetadata`), types kept, with ``changes``.
+
+    A change whose value is ``None`` removes the key. This is how a real vocabulary is relabelled with
+    another pre-tokenizer: ``write_metadata(p, md, {"tokenizer.ggml.pre": "tekken"})``.
+    """
+    kv: dict[str, Any] = {}
+    for key, value in md.items():
+        if key == "general.architecture":
+            continue
+        t = md.types[key]
+        if isinstance(t, tuple) and len(t) > 2:
+            raise NotImplementedError(f"{key}: arrays of arrays cannot be copied yet")
+        kv[key] = (t[-1] if isinstance(t, tuple) else t, value)
+    for key, value in (changes or {}).items():
+        if value is None:
+            kv.pop(key, None)
+        else:
+            kv[key] = value
+    return write_gguf(path, kv, arch=md.get("general.architecture", "llama"), byte_order=byte_order or md.byte_order)
 
 
 def gguf_bytes(kv: Mapping[str, Any], *, arch: str = "llama", byte_order: str = "little") -> bytes:

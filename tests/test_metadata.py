@@ -10,7 +10,7 @@ import pytest
 from gguf_reference import cached_reader_digests, ours_digests, reader_digests
 
 from gguftok import GGUFError, ValueType, read_metadata
-from gguftok.writer import gguf_bytes, write_gguf
+from gguftok.writer import gguf_bytes, write_gguf, write_metadata
 
 # --------------------------------------------------------------------------------------------- agreement
 
@@ -75,12 +75,19 @@ def test_all_thirteen_types_and_both_byte_orders(tmp_path, byte_order):
 
 def test_a_big_endian_vocabulary_reads_like_the_little_endian_one(vocab_path, tmp_path):
     little = read_metadata(vocab_path("phi-3"))
-    kv = {k: (little.types[k][-1] if isinstance(little.types[k], tuple) else little.types[k], v)
-          for k, v in little.items() if k != "general.architecture"}
-    big = read_metadata(write_gguf(tmp_path / "big.gguf", kv, arch=little["general.architecture"],
-                                   byte_order="big"))
+    big = read_metadata(write_metadata(tmp_path / "big.gguf", little, byte_order="big"))
     assert big.byte_order == "big"
     assert ours_digests(big) == ours_digests(little)
+
+
+def test_relabelling_keeps_every_key_and_type(vocab_path, tmp_path):
+    md = read_metadata(vocab_path("gpt-2"))
+    out = read_metadata(write_metadata(tmp_path / "r.gguf", md, {"tokenizer.ggml.pre": "tekken",
+                                                                 "tokenizer.ggml.bos_token_id": None}))
+    assert out["tokenizer.ggml.pre"] == "tekken" and "tokenizer.ggml.bos_token_id" not in out
+    changed = ("tokenizer.ggml.pre", "tokenizer.ggml.bos_token_id")
+    expect = {k: v for k, v in ours_digests(md).items() if k not in changed}
+    assert {k: v for k, v in ours_digests(out).items() if k != "tokenizer.ggml.pre"} == expect
 
 
 def test_strings_that_are_not_utf8_keep_their_bytes():

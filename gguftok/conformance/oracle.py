@@ -86,7 +86,7 @@ class Oracle:
 
     # ---------------------------------------------------------------------------------------- process
     def _start(self) -> None:
-        self._stderr = tempfile.TemporaryFile()
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed when the worker ends)
         env = {**os.environ, "GGML_NO_BACKTRACE": "1", "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen([self.python, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self._stderr, env=env)

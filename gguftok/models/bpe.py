@@ -1,0 +1,170 @@
+"""Byte pair encoding as llama.cpp runs it: merge ranks, a priority queue, and a byte fallback.
+
+A word starts as one symbol per character. Every adjacent pair that appears in the merge list goes into a
+queue keyed by its rank (its position in ``tokenizer.ggml.merges``; lower merges first, the leftmost pair
+first on ties). Popping a pair merges its two symbols, unless the entry is stale (one side was merged away
+or has changed since it was queued); the new symbol's pairs with its neighbours are queued in turn. When the
+queue is empty, each symbol is looked up as a token; a symbol that is not a token falls back to one token
+per byte, and bytes with no token are dropped, silently, as llama.cpp does.
+
+>>> ranks = merge_ranks(["a b", "Ġ ab", "ab c"])
+>>> merge_word("Ġabc", ranks)
+['Ġab', 'c']
+>>> merge_word("abc", ranks)
+['abc']
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..errors import EncodeError
+
+
+def merge_ranks(merges: Sequence[str]) -> dict[str, int]:
+    """``"left right"`` -> rank, as llama.cpp parses ``tokenizer.ggml.merges``.
+
+    The split is at the first space at index 1 or later; the first occurrence of a pair wins. The key is the
+    merge string itself (``left + " " + right``): symbols never contain spaces when looked up, so a key with
+    a space inside ``right`` is unreachable, as it is in llama.cpp. A merge without such a space registers
+    the empty pair, which no lookup can reach either.
+    """
+    ranks: dict[str, int] = {}
+    for rank, m in enumerate(merges):
+        key = m if m.find(" ", 1) >= 0 else " "
+        ranks.setdefault(key, rank)
+    return ranks
+
+
+@dataclass
+class MergeStep:
+    """One pop of the queue, for teaching: the pair popped, what happened, and the state after it."""
+
+    rank: int
+    pair: str  # the two symbols as they were queued, concatenated
+    merged: bool
+    reason: str  # "merged", or why the entry was skipped
+    symbols: list[str]
+    queue: list[tuple[int, str]] = field(default_factory=list)  # (rank, pair text) still waiting, in pop order
+
+
+def merge_word(word: str, ranks: dict[str, int], trace: list[MergeStep] | None = None) -> list[str]:
+    """The symbols of ``word`` after every possible merge, lowest rank first (ties: leftmost).
+
+    Pass a list as ``trace`` to receive one :class:`MergeStep` per pop of the queue (the teaching view;
+    the same code path, so it cannot disagree with the ids).
+
+    >>> steps = []
+    >>> merge_word("Ġabc", merge_ranks(["a b", "Ġ ab", "ab c"]), steps)
+    ['Ġab', 'c']
+    >>> [(s.rank, s.pair, s.reason) for s in steps]
+    [(0, 'ab', 'merged'), (1, 'Ġab', 'merged'), (2, 'abc', 'stale: its left side was merged into its neighbour')]
+    """
+    syms = list(word)
+    n = len(syms)
+    if n < 2:
+        return syms
+    if " " in word:
+        raise EncodeError("a space inside a word reaches the merge lookup, which llama.cpp asserts against "
+                          f"(it aborts): {word!r}")
+    nxt = list(range(1, n + 1))
+    nxt[-1] = -1
+    prv = list(range(-1, n - 1))
+    heap = []
+    for i in range(n - 1):
+        r = ranks.get(syms[i] + " " + syms[i + 1])
+        if r is not None:
+            heap.append((r, i, i + 1, syms[i] + syms[i + 1]))
+    heapq.heapify(heap)
+    while heap:
+        rank, left, right, text = heapq.heappop(heap)
+        ls, rs = syms[left], syms[right]
+        if not ls or not rs or ls + rs != text:  # stale: a side was merged away or has grown since
+            if trace is not None:
+                trace.append(MergeStep(rank, text, False, _why_stale(ls, rs), [s for s in syms if s],
+                                       [(e[0], e[3]) for e in sorted(heap)]))
+            continue
+        syms[left] = text
+        syms[right] = ""
+        after = nxt[right]
+        nxt[left] = after
+        if after >= 0:
+            prv[after] = left
+        before = prv[left]
+        if before >= 0:
+            r = ranks.get(syms[before] + " " + text)
+            if r is not None:
+                heapq.heappush(heap, (r, before, left, syms[before] + text))
+        if after >= 0:
+            r = ranks.get(text + " " + syms[after])
+            if r is not None:
+                heapq.heappush(heap, (r, left, after, text + syms[after]))
+        if trace is not None:
+            trace.append(MergeStep(rank, text, True, "merged", [s for s in syms if s],
+                                   [(e[0], e[3]) for e in sorted(heap)]))
+    return [s for s in syms if s]
+
+
+def _why_stale(ls: str, rs: str) -> str:
+    if not ls:
+        return "stale: its left side was merged into its neighbour"
+    if not rs:
+        return "stale: its right side was merged into its neighbour"
+    return f"stale: its left side is now {ls}" if len(ls) > 1 else f"stale: its right side is now {rs}"
+
+
+class BPEModel:
+    """Word -> token ids for one byte-level (or ``▁``-escaped) BPE vocabulary, with an LRU cache of words.
+
+    ``token_to_id`` maps token texts to ids; ``byte_encode`` selects the fallback for symbols that are not
+    tokens: the raw single byte as a token text (GPT-2 style vocabularies), or ``<0xXX>`` otherwise.
+    """
+
+    def __init__(self, token_to_id: dict[str, int], merges: Sequence[str], *, byte_encode: bool = True,
+                 ignore_merges: bool = False, newline_runs_whole: bool = False, cache_size: int = 10_000) -> None:
+        self.token_to_id = token_to_id
+        self.ranks = merge_ranks(merges)
+        self.ignore_merges = ignore_merges
+        self.newline_runs_whole = newline_runs_whole  # Gemma 4: a run of "\n" that is a token stays whole
+        self.cache_size = cache_size
+        self._cache: OrderedDict[str, list[int]] = OrderedDict()
+        if byte_encode:
+            # a lone byte b as a token text: chr(b) for ASCII, else the surrogate escape of the byte
+            self._fallback = [token_to_id.get(bytes([b]).decode("utf-8", "surrogateescape")) for b in range(256)]
+        else:
+            self._fallback = [token_to_id.get(f"<0x{b:02X}>") for b in range(256)]
+
+    def symbols(self, word: str) -> list[str]:
+        """The merged symbols of one word (before the token lookup)."""
+        if self.ignore_merges and word in self.token_to_id:
+            return [word]
+        if self.newline_runs_whole and word and not word.strip("\n") and word in self.token_to_id:
+            return [word]
+        return merge_word(word, self.ranks)
+
+    def word_ids(self, word: str) -> list[int]:
+        """Token ids of one word; cached (least recently used words are evicted past ``cache_size``)."""
+        cache = self._cache
+        ids = cache.get(word)
+        if ids is not None:
+            cache.move_to_end(word)
+            return ids
+        ids = []
+        t2i = self.token_to_id
+        for sym in self.symbols(word):
+            tid = t2i.get(sym)
+            if tid is not None:
+                ids.append(tid)
+                continue
+            for b in sym.encode("utf-8", "surrogatepass"):
+                fb = self._fallback[b]
+                if fb is not None:
+                    ids.append(fb)
+        if self.cache_size:
+            cache[word] = ids
+            if len(cache) > self.cache_size:
+                cache.popitem(last=False)
+        return ids

@@ -1,0 +1,76 @@
+"""The special-token partition: cutting special-token texts out of the input before anything else runs.
+
+llama.cpp looks for every special token's text in the raw input bytes, longest text first, and replaces
+each occurrence by the token itself; only the text left between them is pre-tokenized and merged.
+USER_DEFINED tokens are always cut out; CONTROL and UNKNOWN tokens only with ``parse_special=True``. That is
+why user text must be encoded with ``parse_special=False``: otherwise anyone can type ``<|im_end|>`` and
+end a chat turn.
+
+>>> texts = {5: b"<|im_end|>", 6: b"<pad>"}
+>>> attrs = {5: 8, 6: 16}                       # 5 is CONTROL, 6 is USER_DEFINED
+>>> partition(b"hi<|im_end|><pad>!", [5, 6], texts.__getitem__, attrs.__getitem__, parse_special=True)
+[(0, 2), 5, 6, (17, 1)]
+>>> partition(b"hi<|im_end|><pad>!", [5, 6], texts.__getitem__, attrs.__getitem__, parse_special=False)
+[(0, 12), 6, (17, 1)]
+
+A fragment is either a token id or ``(offset, length)``: a run of raw text still to tokenize.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from .vocab import CONTROL, LSTRIP, RSTRIP, UNKNOWN
+
+_SPACE = b" \t\n\v\f\r"  # C isspace: what LSTRIP and RSTRIP remove
+Fragment = int | tuple[int, int]
+
+
+def partition(data: bytes, special_ids: Sequence[int], text_of: Callable[[int], bytes],
+              attr_of: Callable[[int], int], parse_special: bool) -> list[Fragment]:
+    """Split ``data`` into raw runs and special tokens exactly as ``tokenizer_st_partition`` does.
+
+    ``special_ids`` must be in llama.cpp's order (longest text first). Each token claims its leftmost
+    non-overlapping occurrences in every raw run, then the next token searches what is left.
+    """
+    fragments: list[Fragment] = [(0, len(data))] if data else []
+    for tid in special_ids:
+        attr = attr_of(tid)
+        if not parse_special and attr & (CONTROL | UNKNOWN):
+            continue
+        text = text_of(tid)
+        if not text or text not in data:
+            continue
+        out: list[Fragment] = []
+        for frag in fragments:
+            if isinstance(frag, int):
+                out.append(frag)
+                continue
+            off, ln = frag
+            while True:
+                m = data.find(text, off, off + ln)
+                if m < 0:
+                    out.append((off, ln))
+                    break
+                if m > off:
+                    left = m - off
+                    if attr & LSTRIP:
+                        while left > 0 and data[off + left - 1] in _SPACE:
+                            left -= 1
+                    if left > 0:
+                        out.append((off, left))
+                out.append(tid)
+                right = m + len(text)
+                if right < off + ln:
+                    rest = off + ln - right
+                    if attr & RSTRIP:
+                        while rest > 0 and data[right] in _SPACE:
+                            right += 1
+                            rest -= 1
+                    off, ln = right, rest
+                    if ln == 0:
+                        break
+                else:
+                    break
+        fragments = out
+    return fragments

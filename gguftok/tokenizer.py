@@ -1,0 +1,204 @@
+"""The tokenizer of a GGUF file: text to llama.cpp's token ids, and back.
+
+>>> tok = Tokenizer.from_gguf("data/synthetic/byte-level-286.gguf")
+>>> tok.encode("Hello world")
+[259, 264]
+>>> tok.decode([259, 264])
+'Hello world'
+>>> tok.encode("<|im_start|>user", parse_special=True), len(tok.encode("<|im_start|>user"))
+([283, 273], 13)
+
+The pipeline, each step in its own module: :mod:`gguftok.metadata` (read the keys),
+:mod:`gguftok.vocab` (what llama.cpp derives from them), :mod:`gguftok.special` (cut special tokens out),
+:mod:`gguftok.pretokenize` (cut the rest into words), :mod:`gguftok.models` (merge each word into tokens);
+and back, :mod:`gguftok.detokenize` and :mod:`gguftok.stream`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from .detokenize import Pieces, detokenize
+from .errors import EncodeError
+from .metadata import read_metadata
+from .models.bpe import BPEModel
+from .pretokenize import PreTokenizer
+from .pretokenize.unicode import decode_for_text
+from .special import Fragment, partition
+from .stream import TextStream
+from .vocab import NULL, SPECIAL_NAMES, VOCAB_TYPE_IDS, Vocab
+
+
+class Tokenizer:
+    """llama.cpp's tokenizer for one vocabulary, built from GGUF metadata alone.
+
+    ``encode`` matches ``llama_tokenize``, ``decode_bytes`` matches ``llama_detokenize`` byte for byte, and
+    ``token_to_piece`` matches ``llama_token_to_piece``. Where llama.cpp would abort the process, these raise
+    :class:`~gguftok.errors.EncodeError` (a ``ValueError``) instead.
+    """
+
+    def __init__(self, metadata: Mapping[str, Any], *, cache_size: int = 10_000) -> None:
+        self.vocab = v = Vocab(metadata)
+        self.pieces = Pieces(v)
+        self._special_bytes = {tid: v.texts[tid].encode("utf-8", "surrogateescape") for tid in v.special_cache}
+        if v.type == "bpe":
+            if v.model in ("whitespace", "hybriddna"):
+                raise NotImplementedError(f"the {v.model!r} BPE session arrives with issue 5")
+            if v.pre_config.type in ("KIMI_K2",):
+                raise NotImplementedError("the kimi-k2 pre-tokenizer arrives with issue 5")
+            self.pre = PreTokenizer(v.pre_config)
+            self.model = BPEModel(v.token_to_id, v.merges, byte_encode=v.pre_config.byte_encode,
+                                  ignore_merges=v.ignore_merges, newline_runs_whole=v.pre_config.type == "GEMMA4",
+                                  cache_size=cache_size)
+            ids = self._encode_fragment(b"\n")  # llama.cpp's newline id: "\n" tokenized before any special
+            v.nl = ids[0] if ids else NULL  # else llama.cpp takes the pad id, which for BPE is still unset then
+        else:
+            self.pre = self.model = None
+        v.apply_strip_rules()
+
+    @classmethod
+    def from_gguf(cls, path: str | os.PathLike[str], **kwargs: Any) -> Tokenizer:
+        """Load from a GGUF file, reading only its metadata (the tensors are never touched)."""
+        return cls(read_metadata(path), **kwargs)
+
+    # ----------------------------------------------------------------------------------------- facts
+    @property
+    def n_vocab(self) -> int:
+        return self.vocab.n_vocab
+
+    @property
+    def bos_id(self) -> int:
+        return self.vocab.special["bos"]
+
+    @property
+    def eos_id(self) -> int:
+        return self.vocab.special["eos"]
+
+    @property
+    def eot_id(self) -> int:
+        return self.vocab.special["eot"]
+
+    @property
+    def eog_ids(self) -> frozenset[int]:
+        return self.vocab.eog
+
+    @property
+    def add_bos(self) -> bool:
+        return self.vocab.add_bos
+
+    @property
+    def add_eos(self) -> bool:
+        return self.vocab.add_eos
+
+    @property
+    def attrs(self) -> list[int]:
+        """Every token's final attribute bits (``gguftok.vocab.CONTROL`` and friends)."""
+        return self.vocab.attrs
+
+    def is_eog(self, token_id: int) -> bool:
+        """Whether generation should stop at this token."""
+        return token_id in self.vocab.eog
+
+    def token_text(self, token_id: int) -> str:
+        self.pieces.check(token_id)
+        return self.vocab.texts[token_id]
+
+    def token_id(self, text: str) -> int | None:
+        """The id of the token with exactly this text, or ``None``."""
+        return self.vocab.token_to_id.get(text)
+
+    def facts(self) -> dict[str, Any]:
+        """The vocabulary facts llama.cpp reports (special ids are -1 when absent)."""
+        v = self.vocab
+        out: dict[str, Any] = {"n_vocab": v.n_vocab, "vocab_type": VOCAB_TYPE_IDS[v.type]}
+        for name in SPECIAL_NAMES:
+            if name not in ("eom", "unk"):
+                out[name] = v.special[name]
+        out["nl"] = v.nl
+        out.update(add_bos=v.add_bos, add_eos=v.add_eos, add_sep=v.add_sep, eog=sorted(v.eog))
+        return out
+
+    # ---------------------------------------------------------------------------------------- encode
+    def encode(self, text: str | bytes, add_special: bool = True, parse_special: bool = False) -> list[int]:
+        """Token ids of ``text``, as ``llama_tokenize(text, add_special, parse_special)``.
+
+        Keep ``parse_special=False`` for text that comes from users: with ``True``, anyone can write the text
+        of a control token (``<|im_end|>``) and have it read as that token.
+        """
+        data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+        v = self.vocab
+        if self.model is None:
+            raise NotImplementedError(f"encoding with {v.model!r} ({v.type}) vocabularies arrives with issue 6")
+        out: list[int] = []
+        if add_special and v.add_bos:
+            if v.special["bos"] == NULL:
+                raise EncodeError("the vocabulary asks for a BOS token but has none (llama.cpp aborts)")
+            out.append(v.special["bos"])
+        for frag in self.fragments(data, parse_special):
+            if isinstance(frag, int):
+                out.append(frag)
+            else:
+                out += self._encode_fragment(data[frag[0]:frag[0] + frag[1]], frag[0])
+        if add_special and v.add_eos:
+            if v.special["eos"] == NULL:
+                raise EncodeError("the vocabulary asks for an EOS token but has none (llama.cpp aborts)")
+            out.append(v.special["eos"])
+        return out
+
+    def fragments(self, data: bytes, parse_special: bool = False) -> list[Fragment]:
+        """The special-token partition of ``data``: ids, and ``(offset, length)`` runs of raw text."""
+        v = self.vocab
+        return partition(data, v.special_cache, self._special_bytes.__getitem__, v.attrs.__getitem__,
+                         parse_special)
+
+    def _encode_fragment(self, raw: bytes, offset: int = 0) -> list[int]:
+        try:
+            text = decode_for_text(raw, "input")
+        except ValueError as e:
+            raise EncodeError(f"{e} (the fragment starts at byte {offset})", offset=offset) from None
+        if self.vocab.escape_whitespaces:
+            text = text.replace(" ", "\u2581")
+        word_ids = self.model.word_ids
+        out: list[int] = []
+        for word in self.pre.split(text):
+            if word:
+                out += word_ids(word)
+        return out
+
+    def words(self, text: str | bytes, parse_special: bool = False) -> list[str | int]:
+        """What the model sees: special tokens as ids, the rest as pre-tokenized words (for teaching)."""
+        data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+        out: list[str | int] = []
+        for frag in self.fragments(data, parse_special):
+            if isinstance(frag, int):
+                out.append(frag)
+            else:
+                t = decode_for_text(data[frag[0]:frag[0] + frag[1]], "input")
+                if self.vocab.escape_whitespaces:
+                    t = t.replace(" ", "\u2581")
+                out += [w for w in self.pre.split(t) if w]
+        return out
+
+    # ---------------------------------------------------------------------------------------- decode
+    def token_to_piece(self, token_id: int, special: bool = False, lstrip: int = 0) -> bytes:
+        """The bytes of one token, as ``llama_token_to_piece``."""
+        return self.pieces.piece(token_id, special=special, lstrip=lstrip)
+
+    def decode_bytes(self, ids: Sequence[int], remove_special: bool = False, unparse_special: bool = False) -> bytes:
+        """The bytes of ``ids``, as ``llama_detokenize`` (not necessarily valid UTF-8)."""
+        return detokenize(self.pieces, ids, remove_special, unparse_special)
+
+    def decode(self, ids: Sequence[int], remove_special: bool = False, unparse_special: bool = False,
+               errors: str = "replace") -> str:
+        """:meth:`decode_bytes` as text; invalid UTF-8 becomes U+FFFD (``errors`` as for ``bytes.decode``)."""
+        return self.decode_bytes(ids, remove_special, unparse_special).decode("utf-8", errors)
+
+    def stream(self, special: bool = False) -> TextStream:
+        """An incremental decoder: push ids as they are generated, get text as soon as it is whole."""
+        return TextStream(lambda i: self.pieces.piece(i, special=special))
+
+    def decode_stream(self, ids: Iterable[int], special: bool = False) -> Iterable[str]:
+        """The text of each id in turn (``""`` while a character is incomplete), then what remains."""
+        return self.stream(special).feed(ids)

@@ -1,0 +1,324 @@
+"""The vocabulary as llama.cpp loads it: token texts, types, final attributes, special ids, flags.
+
+llama.cpp does more than copy ``tokenizer.ggml.*`` into memory. It fills in defaults per model type and
+pre-tokenizer, rewrites attributes by token text (a NORMAL ``<|im_end|>`` becomes CONTROL because it ends a
+turn), finds the end-of-turn and fill-in-the-middle tokens by name, and builds the list of special tokens
+that the partition step cuts out of text. Those rewrites change token ids, so this module replays
+``llama_vocab::impl::load`` step by step, in its order.
+
+>>> from gguftok.writer import gguf_bytes
+>>> from gguftok.metadata import read_metadata, ValueType
+>>> md = read_metadata(gguf_bytes({"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.pre": "qwen2",
+...     "tokenizer.ggml.tokens": ["a", "b", "<|im_end|>"], "tokenizer.ggml.merges": ["a b"]}))
+>>> v = Vocab(md)
+>>> v.type, v.attrs[2] == CONTROL | NORMAL, sorted(v.eog), v.special["eot"]
+('bpe', True, [2], 2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .errors import VocabError
+from .metadata import GGUFMetadata, ValueType
+from .pretokenize import PreTokenizerConfig, pre_tokenizer_config
+from .stdmap_order import iteration_order
+
+# Token attributes (llama.h llama_token_attr): bit flags.
+UNDEFINED, UNKNOWN, UNUSED, NORMAL, CONTROL, USER_DEFINED, BYTE, NORMALIZED, LSTRIP, RSTRIP, SINGLE_WORD = (
+    0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+# GGUF token type -> attribute
+TYPE_TO_ATTR = {0: UNDEFINED, 1: NORMAL, 2: UNKNOWN, 3: CONTROL, 4: USER_DEFINED, 5: UNUSED, 6: BYTE}
+ATTR_NAMES = {UNKNOWN: "unknown", UNUSED: "unused", NORMAL: "normal", CONTROL: "control",
+              USER_DEFINED: "user-defined", BYTE: "byte", NORMALIZED: "normalized", LSTRIP: "lstrip",
+              RSTRIP: "rstrip", SINGLE_WORD: "single-word"}
+NULL = -1  # LLAMA_TOKEN_NULL
+
+# tokenizer.ggml.model -> llama.cpp's vocabulary type
+MODEL_TYPES = {"no_vocab": "none", "none": "none", "llama": "spm", "bert": "wpm", "gpt2": "bpe",
+               "hybriddna": "bpe", "whitespace": "bpe", "t5": "ugm", "rwkv": "rwkv", "test": "test",
+               "plamo2": "plamo2", "gemma4": "bpe"}
+VOCAB_TYPE_IDS = {"none": 0, "spm": 1, "bpe": 2, "wpm": 3, "ugm": 4, "rwkv": 5, "plamo2": 6, "test": 7}
+# default special ids per vocabulary type: bos, eos, unk, sep, pad, mask
+_DEFAULT_IDS = {
+    "spm": (1, 2, 0, NULL, NULL, NULL), "wpm": (101, NULL, 100, 102, 0, 103), "bpe": (11, 11, NULL, NULL, NULL, NULL),
+    "ugm": (NULL, 1, 2, NULL, 0, NULL), "rwkv": (NULL,) * 6, "plamo2": (1, 2, 0, NULL, 3, NULL),
+    "test": (NULL,) * 6, "none": (NULL,) * 6,
+}
+SPECIAL_NAMES = ("bos", "eos", "eot", "eom", "unk", "sep", "pad", "mask",
+                 "fim_pre", "fim_suf", "fim_mid", "fim_pad", "fim_rep", "fim_sep")
+# GGUF key suffix for each special id (sic: "seperator"), then the deprecated aliases applied last
+_SPECIAL_KEYS = [("bos", "bos"), ("eos", "eos"), ("eot", "eot"), ("eom", "eom"), ("unk", "unknown"),
+                 ("sep", "seperator"), ("pad", "padding"), ("mask", "mask"), ("fim_pre", "fim_pre"),
+                 ("fim_suf", "fim_suf"), ("fim_mid", "fim_mid"), ("fim_pad", "fim_pad"), ("fim_rep", "fim_rep"),
+                 ("fim_sep", "fim_sep"), ("fim_pre", "prefix"), ("fim_suf", "suffix"), ("fim_mid", "middle")]
+
+# Texts that identify roles (auto-detection by text, llama-vocab.cpp load()).
+_ROLE_TEXTS = {
+    "eot": ["<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>",
+            "_<EOT>", "[EOT]", "<｜end▁of▁sentence｜>", "<end_of_utterance>"],
+    "eom": ["<|eom_id|>"],
+    "fim_pre": ["<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<｜fim▁begin｜>", "<PRE>", "▁<PRE>",
+                "<|code_prefix|>", "<|prefix|>"],
+    "fim_suf": ["<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<｜fim▁hole｜>", "<SUF>", "▁<SUF>",
+                "<|code_suffix|>", "<|suffix|>"],
+    "fim_mid": ["<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<｜fim▁end｜>", "<MID>", "▁<MID>",
+                "<|code_middle|>", "<|middle|>"],
+    "fim_pad": ["<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"],
+    "fim_rep": ["<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"],
+    "fim_sep": ["<|file_sep|>"],
+}
+_EOG_TEXTS = frozenset([
+    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>",
+    "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>",
+    "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>", "<｜end▁of▁sentence｜>", "[e~[",
+])
+_ALWAYS_USER_DEFINED = ("<|channel|>", "<|message|>", "<|start|>", "<|constrain|>")  # gpt-oss
+DNA_KMER_MARKER = "\ue000"
+
+
+class Vocab:
+    """Everything llama.cpp derives from a GGUF file's tokenizer keys at load time.
+
+    ``texts[id]`` is the token's text (a ``str``; bytes that are not UTF-8 are kept as surrogate escapes),
+    ``types[id]`` its GGUF token type, ``attrs[id]`` its final attribute bits, ``special[name]`` the special
+    ids (``-1`` for none), ``eog`` the end-of-generation ids, ``special_cache`` the ids the partition step
+    looks for (longest text first), and the flags ``add_bos``, ``add_eos``, ``add_sep``,
+    ``add_space_prefix``, ``clean_spaces``, ...
+    """
+
+    def __init__(self, md: Mapping[str, Any]) -> None:
+        self.md = md
+        self.model = self._get("tokenizer.ggml.model", ValueType.STRING)
+        if self.model is None:
+            raise VocabError("the file has no tokenizer.ggml.model key", key="tokenizer.ggml.model")
+        if self.model not in MODEL_TYPES:
+            raise VocabError(f"unknown tokenizer: {self.model!r}", key="tokenizer.ggml.model")
+        self.type = MODEL_TYPES[self.model]
+        self._defaults()
+        self._load_tokens()
+        self._load_special_ids()
+        self._load_flags()
+        self._detect_roles()
+        self._mark_unused()
+        self._build_eog()
+        self.special_cache = self._special_cache()
+        self.nl = NULL  # set by the tokenizer, which can tokenize "\n"
+
+    # --------------------------------------------------------------------------------------- metadata
+    def _get(self, key: str, vtype: ValueType, default: Any = None) -> Any:
+        """A key's value, checking its GGUF type as llama.cpp's ``get_key`` does."""
+        if key not in self.md:
+            return default
+        types = getattr(self.md, "types", None)
+        if types is not None and types.get(key) != vtype:
+            have = self.md.type_name(key) if isinstance(self.md, GGUFMetadata) else types.get(key)
+            raise VocabError(f"key has wrong type {have}, llama.cpp expects {vtype.name.lower()}", key=key)
+        return self.md[key]
+
+    def _array(self, key: str, element_types: tuple[ValueType, ...]) -> Any:
+        if key not in self.md:
+            return None
+        types = getattr(self.md, "types", None)
+        if types is not None:
+            t = types.get(key)
+            if not (isinstance(t, tuple) and len(t) == 2 and t[1] in element_types):
+                raise VocabError(f"invalid gguf type for {key}", key=key)
+        return self.md[key]
+
+    # ------------------------------------------------------------------------------------------ steps
+    def _defaults(self) -> None:
+        self.pre = None
+        bos, eos, unk, sep, pad, mask = _DEFAULT_IDS[self.type]
+        self.special = dict.fromkeys(SPECIAL_NAMES, NULL)
+        self.special.update(bos=bos, eos=eos, unk=unk, sep=sep, pad=pad, mask=mask)
+        self.add_space_prefix = False
+        self.add_bos = self.add_eos = self.add_sep = False
+        self.ignore_merges = False
+        self.clean_spaces = False
+        self.remove_extra_whitespaces = False
+        self.escape_whitespaces = True
+        self.lowercase = True
+        self.pre_config: PreTokenizerConfig | None = None
+        self.merges: list[str] = []
+        if self.type == "bpe":
+            merges = self._array("tokenizer.ggml.merges", (ValueType.STRING,))
+            pre = self._get("tokenizer.ggml.pre", ValueType.STRING)
+            if self.model == "gemma4":
+                pre = "gemma4"  # llama.cpp ignores the file's pre for this model
+            if merges is None and not (pre == "kimi-k2" and self.model != "gemma4"):
+                raise VocabError("cannot find tokenizer merges in model file", key="tokenizer.ggml.merges")
+            self.merges = merges or []
+            self.pre = pre
+            self.add_space_prefix = False
+            self.escape_whitespaces = False
+            self.clean_spaces = True
+            config = pre_tokenizer_config(pre)  # raises for an unknown pre, as llama.cpp does
+            for name, value in config.sets.items():
+                if name == "special_bos_id":
+                    self.special["bos"] = NULL
+                elif name == "normalizer_opts.lowercase":
+                    self.lowercase = value
+                else:
+                    setattr(self, name, value)
+            self.pre_config = config
+        elif self.type == "spm":
+            self.add_space_prefix, self.clean_spaces, self.add_bos, self.add_eos = True, False, True, False
+        elif self.type == "wpm":
+            self.add_space_prefix, self.clean_spaces, self.add_bos, self.add_eos, self.add_sep = (
+                False, True, True, False, True)
+        elif self.type == "ugm":
+            self.add_bos, self.add_eos = False, True
+        elif self.type == "rwkv":
+            self.add_space_prefix = self.clean_spaces = self.add_bos = self.add_eos = False
+        self.add_space_prefix = self._get("tokenizer.ggml.add_space_prefix", ValueType.BOOL, self.add_space_prefix)
+        self.remove_extra_whitespaces = self._get("tokenizer.ggml.remove_extra_whitespaces", ValueType.BOOL,
+                                                  self.remove_extra_whitespaces)
+
+    def _load_tokens(self) -> None:
+        tokens = self.md.get("tokenizer.ggml.tokens")
+        if tokens is None:
+            raise VocabError("cannot find tokenizer vocab in model file", key="tokenizer.ggml.tokens")
+        self._array("tokenizer.ggml.tokens", (ValueType.STRING,))
+        n = len(tokens)
+        if n == 0:
+            raise VocabError("the vocabulary has no tokens", key="tokenizer.ggml.tokens")
+        scores = self._array("tokenizer.ggml.scores", (ValueType.FLOAT32, ValueType.INT32))
+        if scores is not None and len(scores) < n:
+            raise VocabError(f"Index out of array bounds for scores ({len(scores)} < {n})", key="tokenizer.ggml.scores")
+        types = self._array("tokenizer.ggml.token_type", (ValueType.INT32,))
+        if types is not None and len(types) < n:
+            raise VocabError(f"Index out of array bounds for toktypes ({len(types)} < {n})",
+                             key="tokenizer.ggml.token_type")
+        texts = list(tokens)
+        for i, t in enumerate(texts):
+            if not t:
+                texts[i] = f"[EMPTY_{i}]"
+        token_to_id = {t: i for i, t in enumerate(texts)}
+        if len(token_to_id) != n:
+            seen: dict[str, int] = {}
+            for i, t in enumerate(texts):
+                if t in seen:
+                    raise VocabError(f"tokens {seen[t]} and {i} have the same text {t!r}; llama.cpp aborts on "
+                                     "duplicate token texts", key="tokenizer.ggml.tokens", token_id=i)
+                seen[t] = i
+        self.n_vocab = n
+        self.token_to_id = token_to_id
+        self.scores = [float(s) for s in scores[:n]] if scores is not None else [0.0] * n
+        self.types = [int(t) for t in types[:n]] if types is not None else [1] * n
+        self.attrs = [TYPE_TO_ATTR.get(t, UNDEFINED) for t in self.types] if types is not None else [NORMAL] * n
+        if self.model == "hybriddna" and "<oov>" in token_to_id:
+            for i in range(token_to_id["<oov>"] + 1, n):
+                t = texts[i]
+                if len(t) > 1 and t.endswith(DNA_KMER_MARKER):  # the marker stays in token_to_id only
+                    texts[i] = t[: -len(DNA_KMER_MARKER)]
+        self.texts = texts
+        self._keys = None  # token texts as bytes, in id order, for the hash-map emulation
+
+    def _load_special_ids(self) -> None:
+        n = self.n_vocab
+        for name, suffix in _SPECIAL_KEYS:
+            if self.special[name] >= n:
+                self.special[name] = NULL  # a default out of range is disabled
+            value = self._get(f"tokenizer.ggml.{suffix}_token_id", ValueType.UINT32)
+            if value is not None and value < n:
+                self.special[name] = int(value)
+
+    def _load_flags(self) -> None:
+        self.add_bos = self._get("tokenizer.ggml.add_bos_token", ValueType.BOOL, self.add_bos)
+        self.add_eos = self._get("tokenizer.ggml.add_eos_token", ValueType.BOOL, self.add_eos)
+        self.add_sep = self._get("tokenizer.ggml.add_sep_token", ValueType.BOOL, self.add_sep)
+        if self.pre_config is not None and self.pre_config.type == "GEMMA4" and not self.add_bos:
+            self.add_bos = True
+        self.lowercase = self._get("tokenizer.ggml.normalizer.lowercase", ValueType.BOOL, self.lowercase)
+        self.strip_accents = self._get("tokenizer.ggml.normalizer.strip_accents", ValueType.BOOL, self.lowercase)
+
+    def _map_order(self) -> list[int]:
+        """Token ids in the iteration order of llama.cpp's ``token_to_id`` hash map (libstdc++)."""
+        keys = [t.encode("utf-8", "surrogateescape") for t in self.token_to_id]
+        ids = list(self.token_to_id.values())
+        return [ids[k] for k in iteration_order(keys)]
+
+    def _detect_roles(self) -> None:
+        """EOT, EOM and FIM ids found by text; the first candidate in hash-map order wins and turns CONTROL."""
+        candidates = {role: [self.token_to_id[t] for t in texts if t in self.token_to_id]
+                      for role, texts in _ROLE_TEXTS.items() if self.special[role] == NULL}
+        candidates = {role: ids for role, ids in candidates.items() if ids}
+        if not candidates:
+            return
+        if any(len(ids) > 1 for ids in candidates.values()):
+            position = {tid: k for k, tid in enumerate(self._map_order())}
+        else:
+            position = {}
+        # llama.cpp walks the map once and, for each token, tries the roles in this order; a role is taken
+        # by the first token reached. With one candidate per role, order does not matter.
+        events = sorted((position.get(tid, 0), tid, role) for role, ids in candidates.items() for tid in ids)
+        for _, tid, role in events:
+            if self.special[role] == NULL:
+                self.special[role] = tid
+                self.attrs[tid] |= CONTROL
+
+    def _mark_unused(self) -> None:
+        for i, a in enumerate(self.attrs):
+            if a & CONTROL and "unused" in self.texts[i]:
+                self.attrs[i] = a | UNUSED
+
+    def _build_eog(self) -> None:
+        eog = {self.special[k] for k in ("fim_pad", "fim_rep", "fim_sep") if self.special[k] != NULL}
+        for text in _EOG_TEXTS:
+            tid = self.token_to_id.get(text)
+            if tid is not None:
+                eog.add(tid)
+                self.attrs[tid] |= CONTROL
+        for text in _ALWAYS_USER_DEFINED:
+            tid = self.token_to_id.get(text)
+            if tid is not None:
+                self.attrs[tid] = USER_DEFINED
+        eog |= {self.special[k] for k in ("eos", "eot", "eom") if self.special[k] != NULL}
+        texts = {self.texts[t]: t for t in eog if 0 <= t < self.n_vocab}
+        has_call = "<|call|>" in texts or "<|calls|>" in texts
+        if "<|end|>" in texts and has_call and ("<|return|>" in texts or "<|flush|>" in texts):
+            eog.discard(texts["<|end|>"])
+            self.attrs[texts["<|end|>"]] = USER_DEFINED
+        if "</s>" in texts and ("<|tool_response>" in texts or "<|plamo:eos|>" in texts):
+            eog.discard(texts["</s>"])
+            self.attrs[texts["</s>"]] = NORMAL
+        self.eog = frozenset(eog)
+
+    def _special_cache(self) -> list[int]:
+        """Ids the partition cuts out of text, longest text (in bytes) first; ties by id.
+
+        llama.cpp sorts with ``std::sort``, which is not stable: among equal lengths its order follows
+        libstdc++'s introsort. It matters only if two special texts of one length can overlap; none of the
+        pinned vocabularies has such a pair.
+        """
+        ids = [i for i, a in enumerate(self.attrs) if a & (CONTROL | USER_DEFINED | UNKNOWN)]
+        return sorted(ids, key=lambda i: (-len(self.texts[i].encode("utf-8", "surrogateescape")), i))
+
+    def apply_strip_rules(self) -> None:
+        """Per-model LSTRIP/RSTRIP (llama.cpp applies them after building its caches)."""
+        pre = self.md.get("tokenizer.ggml.pre") or ""
+        arch = self.md.get("general.architecture") or ""
+        name = "".join(c.lower() if c.isascii() else c for c in (self.md.get("general.name") or ""))
+        if any(s in pre for s in ("jina-v2-de", "jina-v2-es", "jina-v2-code")) or any(
+                s in arch for s in ("nomic-bert-moe", "jina-bert-v3")):
+            if "<mask>" in self.token_to_id:
+                self.attrs[self.token_to_id["<mask>"]] |= LSTRIP
+        elif "phi-3" in name or "phi3" in name:
+            for tid in self.special_cache:
+                self.attrs[tid] |= RSTRIP
+            for text, on in (("</s>", True), ("<unk>", False), ("<s>", False), ("<|endoftext|>", False)):
+                if text not in self.token_to_id:
+                    raise VocabError(f"llama.cpp requires the token {text!r} for a Phi-3 model (it aborts)",
+                                     key="general.name")
+                tid = self.token_to_id[text]
+                self.attrs[tid] = self.attrs[tid] | RSTRIP if on else self.attrs[tid] & ~RSTRIP
+        elif "modern-bert" in name and "[MASK]" in self.token_to_id:
+            self.attrs[self.token_to_id["[MASK]"]] |= LSTRIP
+
+    # ------------------------------------------------------------------------------------------ views
+    def attr_names(self, token_id: int) -> list[str]:
+        """The names of a token's attribute bits: ``['normal', 'control']``."""
+        a = self.attrs[token_id]
+        return [name for bit, name in ATTR_NAMES.items() if a & bit] or ["undefined"]
