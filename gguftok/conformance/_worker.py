@@ -7,7 +7,9 @@ aborts or crashes on an input, only this process dies, and the parent records "t
 Protocol: one JSON object per line on stdin, one JSON reply per line on a private copy of stdout (native
 code that prints is sent to stderr). Bytes travel as base64. Requests:
   {"op": "load", "path": P}                                  -> {"n_vocab": N, "vocab_type": T}
-  {"op": "tokenize", "text": B64, "add_special": b, "parse_special": b}   -> {"ids": [...]}
+  {"op": "tokenize", "text": B64, "add_special": b, "parse_special": b, "isolate": b}  -> {"ids": [...]}
+     with "isolate", the call runs in a forked child: if llama.cpp aborts there, the reply is
+     {"crash": "SIGABRT"} and this process, with its loaded vocabulary, lives on
   {"op": "detokenize", "ids": [...], "remove_special": b, "unparse_special": b}   -> {"text": B64}
   {"op": "pieces", "ids": [...] or null, "special": b}         -> {"pieces": [B64, ...]}
   {"op": "facts"}    -> special ids, add_* flags, end-of-generation ids, every token's attributes
@@ -99,6 +101,32 @@ class Worker:
         return out
 
 
+def isolated(fn, *args):
+    """Run ``fn(*args)`` in a forked child; its reply, or {"crash": signal name} if it died."""
+    import signal
+
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: answer through the pipe and leave without cleanup
+        os.close(r)
+        try:
+            data = json.dumps(fn(*args)).encode()
+        except Exception as e:
+            data = json.dumps({"error": f"{type(e).__name__}: {e}"}).encode()
+        with os.fdopen(w, "wb") as f:
+            f.write(data)
+        os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        data = f.read()
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        return {"crash": signal.Signals(os.WTERMSIG(status)).name}
+    if os.WEXITSTATUS(status) != 0 or not data:
+        return {"crash": f"exit {os.WEXITSTATUS(status)}"}
+    return json.loads(data)
+
+
 def main():
     # Replies go to a private copy of stdout; anything native code prints lands on stderr instead.
     reply_fd = os.dup(1)
@@ -114,7 +142,8 @@ def main():
             if op == "load":
                 res = worker.load(req["path"])
             elif op == "tokenize":
-                res = worker.tokenize(req["text"], req["add_special"], req["parse_special"])
+                args = (req["text"], req["add_special"], req["parse_special"])
+                res = isolated(worker.tokenize, *args) if req.get("isolate") else worker.tokenize(*args)
             elif op == "detokenize":
                 res = worker.detokenize(req["ids"], req["remove_special"], req["unparse_special"])
             elif op == "pieces":

@@ -2,9 +2,10 @@
 
 ``make oracle`` builds that environment (outside the repository); nothing else in gguftok needs it.
 
->>> with Oracle("data/vocab/ggml-vocab-gpt-2.gguf") as ref:     # doctest: +SKIP
-...     ref.tokenize("Hello world", add_special=False, parse_special=False)
-[15496, 995]
+Example (with the oracle built)::
+
+    with Oracle("data/vocab/ggml-vocab-gpt-2.gguf") as ref:
+        ref.tokenize("Hello world", add_special=False, parse_special=False)   # [15496, 995]
 
 Each call returns llama.cpp's answer, or a :class:`Crash` when llama.cpp aborted or crashed on that input
 (it does, for some invalid UTF-8 and for very long words); the worker is then restarted for the next call.
@@ -124,6 +125,12 @@ class Oracle:
         if not line:
             return self._died()
         reply = json.loads(line)
+        if "crash" in reply:  # an isolated call died; the worker itself is fine
+            self.crashes += 1
+            self._stderr.seek(0, os.SEEK_END)
+            size = self._stderr.tell()
+            self._stderr.seek(max(0, size - 2000))
+            return Crash(reply["crash"], self._stderr.read().decode("utf-8", "replace"))
         if "error" in reply:
             raise OracleUnavailable(f"oracle worker: {reply['error']}")
         return reply
@@ -145,7 +152,12 @@ class Oracle:
     def tokenize(self, text: str | bytes, add_special: bool = True, parse_special: bool = False) -> list[int] | Crash:
         """``llama_tokenize``; a ``str`` is sent as UTF-8 (lone surrogates as their 3 bytes)."""
         raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
-        r = self._send({"op": "tokenize", "text": base64.b64encode(raw).decode(),
+        try:
+            raw.decode("utf-8")
+            risky = len(raw) > 20_000  # very long words can overflow std::regex's recursion
+        except UnicodeDecodeError:
+            risky = True  # llama.cpp aborts on some invalid UTF-8: run it in a forked child
+        r = self._send({"op": "tokenize", "text": base64.b64encode(raw).decode(), "isolate": risky,
                         "add_special": bool(add_special), "parse_special": bool(parse_special)})
         return r if isinstance(r, Crash) else r["ids"]
 
