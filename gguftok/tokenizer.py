@@ -18,17 +18,28 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .detokenize import Pieces, detokenize
 from .errors import EncodeError
 from .metadata import read_metadata
-from .models.bpe import BPEModel
+from .models.bpe import BPEModel, MergeStep
 from .pretokenize import PreTokenizer
 from .pretokenize.unicode import decode_for_text
 from .special import Fragment, partition
 from .stream import TextStream
 from .vocab import NULL, SPECIAL_NAMES, VOCAB_TYPE_IDS, Vocab
+
+
+@dataclass
+class WordTrace:
+    """How one word became tokens: the merge steps, the final symbols, their ids."""
+
+    word: str
+    steps: list[MergeStep]
+    symbols: list[str]
+    ids: list[int]
 
 
 class Tokenizer:
@@ -179,6 +190,20 @@ class Tokenizer:
                 if self.vocab.escape_whitespaces:
                     t = t.replace(" ", "\u2581")
                 out += [w for w in self.pre.split(t) if w]
+        return out
+
+    def trace(self, text: str | bytes, parse_special: bool = False) -> list[WordTrace]:
+        """Every step of encoding ``text`` without special tokens added: for each word, the queue pops and
+        the resulting ids (a special token shows as a word of its own, with no steps). Same code as
+        :meth:`encode`, so the ids are the same (a test checks it)."""
+        out: list[WordTrace] = []
+        for item in self.words(text, parse_special):
+            if isinstance(item, int):
+                out.append(WordTrace(self.vocab.texts[item], [], [self.vocab.texts[item]], [item]))
+                continue
+            steps: list[MergeStep] = []
+            symbols = self.model.symbols(item, steps)
+            out.append(WordTrace(item, steps, symbols, self.model.symbol_ids(symbols)))
         return out
 
     # ---------------------------------------------------------------------------------------- decode

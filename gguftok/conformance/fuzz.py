@@ -102,8 +102,10 @@ class Fuzzer:
         if diff is None:
             return f"encode({text!r}) disagreed, but not after shrinking"
         want, got = diff
-        show = (lambda ids: ids if isinstance(ids, Crash) else
-                [(i, self.tok.token_to_piece(i, special=True)) for i in ids])
+
+        def show(ids):
+            return ids if isinstance(ids, Crash) else [(i, self.tok.token_to_piece(i, special=True)) for i in ids]
+
         return (f"encode({text!r}, add_special={add}, parse_special={parse})\n"
                 f"    llama.cpp: {want}\n      pieces: {show(want)}\n"
                 f"    gguftok:   {got}\n      pieces: {show(got)}")

@@ -137,24 +137,19 @@ class BPEModel:
         else:
             self._fallback = [token_to_id.get(f"<0x{b:02X}>") for b in range(256)]
 
-    def symbols(self, word: str) -> list[str]:
-        """The merged symbols of one word (before the token lookup)."""
+    def symbols(self, word: str, trace: list[MergeStep] | None = None) -> list[str]:
+        """The merged symbols of one word (before the token lookup); ``trace`` as for :func:`merge_word`."""
         if self.ignore_merges and word in self.token_to_id:
             return [word]
         if self.newline_runs_whole and word and not word.strip("\n") and word in self.token_to_id:
             return [word]
-        return merge_word(word, self.ranks)
+        return merge_word(word, self.ranks, trace)
 
-    def word_ids(self, word: str) -> list[int]:
-        """Token ids of one word; cached (least recently used words are evicted past ``cache_size``)."""
-        cache = self._cache
-        ids = cache.get(word)
-        if ids is not None:
-            cache.move_to_end(word)
-            return ids
-        ids = []
+    def symbol_ids(self, symbols: list[str]) -> list[int]:
+        """Token ids of merged symbols: each symbol's id, or its bytes' fallback ids (missing ones dropped)."""
+        ids: list[int] = []
         t2i = self.token_to_id
-        for sym in self.symbols(word):
+        for sym in symbols:
             tid = t2i.get(sym)
             if tid is not None:
                 ids.append(tid)
@@ -163,6 +158,16 @@ class BPEModel:
                 fb = self._fallback[b]
                 if fb is not None:
                     ids.append(fb)
+        return ids
+
+    def word_ids(self, word: str) -> list[int]:
+        """Token ids of one word; cached (least recently used words are evicted past ``cache_size``)."""
+        cache = self._cache
+        ids = cache.get(word)
+        if ids is not None:
+            cache.move_to_end(word)
+            return ids
+        ids = self.symbol_ids(self.symbols(word))
         if self.cache_size:
             cache[word] = ids
             if len(cache) > self.cache_size:
