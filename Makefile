@@ -8,11 +8,14 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
+VOCAB  ?= qwen2
+N      ?= 2000
+FUZZ_ARGS ?=
 LAB_ARGS ?=
 # Jupyter refuses to run as root unless told; containers and CI machines often are root.
 ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: all setup vocab lint test lab oracle bench synthetic notebooks clean
+.PHONY: all setup vocab lint test lab oracle fuzz golden test-oracle bench synthetic notebooks clean
 
 all: test
 
@@ -42,8 +45,21 @@ lab: setup
 oracle: $(STAMP)
 	bash scripts/build_oracle.sh $(PYTHON) "$$($(PY) -m gguftok.data sdist-path)"
 
+# Differential fuzzing against the oracle: make fuzz VOCAB=qwen2 N=20000 (VOCAB=all-bpe for every BPE vocabulary).
+fuzz: setup oracle
+	$(PY) -m gguftok.conformance.fuzz --vocab $(VOCAB) -n $(N) $(FUZZ_ARGS)
+
+# Re-record the golden fixtures in tests/golden/ from the oracle (about 8 minutes).
+golden: setup oracle
+	$(PY) -m gguftok.conformance.golden
+
+# The opt-in live tests: a bounded fuzz of several vocabularies against the oracle.
+test-oracle: setup oracle
+	$(PY) -m pytest -m oracle tests/test_oracle_live.py
+
 bench: setup
 	$(PY) bench/bench_metadata.py
+	$(PY) bench/bench_encode.py
 
 # Regenerate the lessons' synthetic vocabularies in data/synthetic/ (a test checks they are current).
 synthetic: $(STAMP)
