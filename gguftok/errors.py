@@ -58,12 +58,17 @@ class VocabError(GguftokError, ValueError):
 class EncodeError(GguftokError, ValueError):
     """An input llama.cpp cannot tokenize: it would abort the process; we raise this instead.
 
-    ``offset`` is the byte offset in the input where the problem starts, when known.
+    ``reason`` says what is wrong; ``offset`` is the byte offset in the input where it starts, when known.
     """
 
-    def __init__(self, message: str, *, offset: int | None = None) -> None:
+    def __init__(self, reason: str, *, offset: int | None = None) -> None:
+        self.reason = reason
         self.offset = offset
-        super().__init__(message)
+        super().__init__(reason if offset is None else f"{reason} (at byte offset {offset} of the input)")
+
+    def shifted(self, by: int) -> EncodeError:
+        """The same error with its offset counted from ``by`` bytes earlier (a fragment's start)."""
+        return EncodeError(self.reason, offset=None if self.offset is None else self.offset + by)
 
 
 class DataError(GguftokError, RuntimeError):

@@ -26,10 +26,10 @@ from .errors import EncodeError
 from .metadata import read_metadata
 from .models.bpe import BPEModel, MergeStep
 from .pretokenize import PreTokenizer
-from .pretokenize.unicode import decode_for_text
+from .pretokenize.unicode import WHITESPACE_SET, decode_for_text, to_lower
 from .special import Fragment, partition
 from .stream import TextStream
-from .vocab import NULL, SPECIAL_NAMES, VOCAB_TYPE_IDS, Vocab
+from .vocab import DNA_KMER_MARKER, NULL, SPECIAL_NAMES, VOCAB_TYPE_IDS, Vocab
 
 
 @dataclass
@@ -55,10 +55,6 @@ class Tokenizer:
         self.pieces = Pieces(v)
         self._special_bytes = {tid: v.texts[tid].encode("utf-8", "surrogateescape") for tid in v.special_cache}
         if v.type == "bpe":
-            if v.model in ("whitespace", "hybriddna"):
-                raise NotImplementedError(f"the {v.model!r} BPE session arrives with issue 5")
-            if v.pre_config.type in ("KIMI_K2",):
-                raise NotImplementedError("the kimi-k2 pre-tokenizer arrives with issue 5")
             self.pre = PreTokenizer(v.pre_config)
             self.model = BPEModel(v.token_to_id, v.merges, byte_encode=v.pre_config.byte_encode,
                                   ignore_merges=v.ignore_merges, newline_runs_whole=v.pre_config.type == "GEMMA4",
@@ -165,17 +161,79 @@ class Tokenizer:
                          parse_special)
 
     def _encode_fragment(self, raw: bytes, offset: int = 0) -> list[int]:
-        try:
-            text = decode_for_text(raw, "input")
-        except ValueError as e:
-            raise EncodeError(f"{e} (the fragment starts at byte {offset})", offset=offset) from None
+        """One raw-text fragment through the model's session (BPE, or its whitespace or DNA variants)."""
         if self.vocab.escape_whitespaces:
-            text = text.replace(" ", "\u2581")
+            raw = raw.replace(b" ", "\u2581".encode())
+        try:
+            if self.vocab.model == "whitespace":
+                return self._whitespace_session(raw)
+            if self.vocab.model == "hybriddna":
+                return self._dna_session(raw)
+            return self._bpe_session(raw)
+        except EncodeError as e:
+            raise e.shifted(offset) from None  # offsets in the fragment become offsets in the input
+
+    def _bpe_session(self, raw: bytes) -> list[int]:
+        text = decode_for_text(raw, "input")
         word_ids = self.model.word_ids
         out: list[int] = []
         for word in self.pre.split(text):
-            if word:
+            if word:  # zero-length matches give empty words, which the session skips
                 out += word_ids(word)
+        return out
+
+    def _whitespace_session(self, raw: bytes) -> list[int]:
+        """The ``whitespace`` model: drop every whitespace code point, lowercase (if the vocabulary says so),
+        and run BPE on each remaining run."""
+        text = decode_for_text(raw, "input")
+        if self.vocab.lowercase:
+            text = "".join(chr(to_lower(ord(c))) for c in text)
+        out: list[int] = []
+        segment: list[str] = []
+        for c in text + " ":
+            if ord(c) in WHITESPACE_SET:
+                if segment:
+                    out += self._bpe_session("".join(segment).encode("utf-8", "surrogatepass"))
+                    segment = []
+            else:
+                segment.append(c)
+        return out
+
+    def _dna_session(self, raw: bytes) -> list[int]:
+        """The ``hybriddna`` model: BPE outside ``<dna>...</dna>``, 6-mers inside (``<oov>`` when unknown)."""
+        t2i = self.vocab.token_to_id
+        begin, end_tag, oov = t2i.get("<dna>"), t2i.get("</dna>"), t2i.get("<oov>")
+        if begin is None or end_tag is None or oov is None:
+            return self._bpe_session(raw)
+        out: list[int] = []
+
+        def bpe(a: int, b: int) -> list[int]:
+            try:
+                return self._bpe_session(raw[a:b])
+            except EncodeError as e:
+                raise e.shifted(a) from None
+
+        pos = 0
+        while pos < len(raw):
+            start = raw.find(b"<dna>", pos)
+            if start < 0:
+                out += bpe(pos, len(raw))
+                break
+            if start > pos:
+                out += bpe(pos, start)
+            out.append(begin)
+            content = start + len(b"<dna>")
+            stop = raw.find(b"</dna>", content)
+            # ASCII upper case, byte by byte (bytes.upper() does exactly that)
+            seq = raw[content:len(raw) if stop < 0 else stop].upper()
+            for i in range(0, len(seq), 6):
+                kmer = seq[i:i + 6].ljust(6, b"A")
+                key = (kmer + DNA_KMER_MARKER.encode()).decode("utf-8", "surrogateescape")
+                out.append(t2i.get(key, oov))
+            if stop < 0:
+                break
+            out.append(end_tag)
+            pos = stop + len(b"</dna>")
         return out
 
     def words(self, text: str | bytes, parse_special: bool = False) -> list[str | int]:

@@ -38,9 +38,6 @@ NOT_BUILT = {
     "nomic-bert-moe": "Unigram encoding (issue 6)",
     "synthetic-rwkv": "RWKV encoding (issue 6)",
     "synthetic-plamo2": "PLaMo-2 encoding (issue 6)",
-    "synthetic-whitespace": "the whitespace BPE session (issue 5)",
-    "synthetic-dna": "the hybriddna BPE session (issue 5)",
-    "pre-kimi-k2": "the Kimi K2 splitter (issue 5)",
 }
 
 

@@ -53,7 +53,10 @@ def test_str_and_bytes_agree_and_lone_surrogates_go_as_their_bytes(qwen2):
 def test_code_points_past_u10ffff_raise_where_llama_aborts(qwen2):
     with pytest.raises(EncodeError) as e:
         qwen2.encode(b"ok \xf4\x90\x80\x80 then")
-    assert isinstance(e.value, ValueError) and e.value.offset == 0 and "offset 3" in str(e.value)
+    assert isinstance(e.value, ValueError) and e.value.offset == 3 and "offset 3" in str(e.value)
+    with pytest.raises(EncodeError) as e:  # after a special token: the offset counts from the input's start
+        qwen2.encode(b"<|im_end|>ok \xf4\x90\x80\x80", parse_special=True)
+    assert e.value.offset == 13
 
 
 def test_out_of_range_ids_raise_index_error(qwen2):

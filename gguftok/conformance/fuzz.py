@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..data import vocab_dir
 from ..metadata import read_metadata
+from ..pretokenize import PRE_STRINGS
 from ..tokenizer import Tokenizer
 from ..writer import write_metadata
 from .generate import Generators, id_sequence
@@ -156,18 +157,28 @@ def fuzz_vocab(name: str, n: int, seconds: float, seed: int, pre: str | None = N
     return fz.report
 
 
+def pre_strings() -> list[str]:
+    return list(PRE_STRINGS)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gguftok.conformance.fuzz", description=__doc__.split("\n\n")[0])
     parser.add_argument("--vocab", default="qwen2", help="a pinned vocabulary name, or all-bpe")
-    parser.add_argument("--pre", default=None, help="relabel the vocabulary with this tokenizer.ggml.pre")
+    parser.add_argument("--pre", default=None,
+                        help="relabel the vocabulary with this tokenizer.ggml.pre (all: each of the 91 in turn)")
     parser.add_argument("-n", type=int, default=2000, help="inputs per vocabulary (default 2000)")
     parser.add_argument("--seconds", type=float, default=float("inf"), help="time limit per vocabulary")
     parser.add_argument("--seed", type=int, default=None, help="default: a new one, printed")
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else random.randrange(2**32)
     names = BPE_VOCABS if args.vocab == "all-bpe" else [args.vocab]
+    pres = pre_strings() if args.pre == "all" else [args.pre]
     print(f"seed {seed}", flush=True)
-    reports = [fuzz_vocab(name, args.n, args.seconds, seed, args.pre) for name in names]
+    reports = []
+    for name in names:
+        for pre in pres:
+            reports.append(fuzz_vocab(name, args.n, args.seconds, seed, pre))
+            print(reports[-1].line(), flush=True)
     print()
     for r in reports:
         print(r.line())

@@ -192,6 +192,84 @@ def qwen35(cps: list[int], lengths: list[int]) -> list[int]:
     return _llama3_family(cps, lengths, digits=1, marks=True)
 
 
+_HAN_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F), (0x2B740, 0x2B81F),
+               (0x2B820, 0x2CEAF), (0x2CEB0, 0x2EBEF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
+
+
+def is_han(cp: int) -> bool:
+    """llama.cpp's ``unicode_cpt_is_han``: the CJK ideograph blocks it lists."""
+    return any(a <= cp <= b for a, b in _HAN_RANGES)
+
+
+def kimi_k2(cps: list[int], lengths: list[int]) -> list[int]:
+    """Kimi K2's whole pattern, hand-coded by llama.cpp: Han runs, letter runs (with one leading
+    non-letter and a contraction suffix), digits in threes, punctuation runs, and the whitespace rules."""
+    fl = [flags(c) for c in cps]
+    out: list[int] = []
+    for ini, end in _pieces(lengths):
+        p = _Piece(cps, fl, ini, end, out)
+
+        def letter(pos: int, p: _Piece = p) -> bool:
+            return bool(p.flags(pos) & LETTER) and not is_han(p.cpt(pos))
+
+        pos = ini
+        while pos < end:
+            c = cps[pos]
+            f = fl[pos]
+            if is_han(c):
+                while is_han(p.cpt(pos)):
+                    pos += 1
+                p.add(pos)
+                continue
+            other = not (c in (_CR, _LF) or f & (LETTER | NUMBER))
+            if (f & LETTER and not is_han(c)) or (other and letter(pos + 1)):
+                leading = False
+                if other:
+                    leading = True
+                    pos += 1
+                has_letters = False
+                while letter(pos):
+                    has_letters = True
+                    pos += 1
+                if has_letters or (not leading and letter(pos)):
+                    if not has_letters:
+                        pos += 1
+                    while letter(pos):
+                        pos += 1
+                    if p.cpt(pos) == _QUOTE and pos + 1 < end:
+                        nxt = to_lower(p.cpt(pos + 1))
+                        if nxt in (0x73, 0x74, 0x6D, 0x64):
+                            pos += 2
+                        elif pos + 2 < end and (nxt, to_lower(p.cpt(pos + 2))) in ((0x72, 0x65), (0x76, 0x65),
+                                                                                   (0x6C, 0x6C)):
+                            pos += 3
+                    p.add(pos)
+                    continue
+                if leading:
+                    pos -= 1
+            if f & NUMBER:
+                start = pos
+                while p.flags(pos) & NUMBER:
+                    pos += 1
+                    if pos - start >= 3:
+                        p.add(pos)
+                        start = pos
+                p.add(pos)
+                continue
+            f2 = p.flags(pos + 1) if c == _SPACE else f
+            if not f2 & (WHITESPACE | LETTER | NUMBER) and f2:
+                pos += c == _SPACE
+                while not f2 & (WHITESPACE | LETTER | NUMBER) and f2:
+                    pos += 1
+                    f2 = p.flags(pos)
+                while p.cpt(pos) in (_CR, _LF):
+                    pos += 1
+                p.add(pos)
+                continue
+            pos = _whitespace_tail(p, pos, newlines=True)
+    return out
+
+
 def afmoe_digits(cps: list[int], lengths: list[int]) -> list[int]:
     """Digit runs (any ``\\p{N}``) cut in threes from the right; text before a run joins its first group."""
     fl = [flags(c) for c in cps]
@@ -244,6 +322,7 @@ CUSTOM = {
     "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+": qwen2,
     "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}"
     "| ?[^\\s\\p{L}\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+": qwen35,
+    "\\p{Han}+": kimi_k2,  # Kimi K2's first pattern stands for all of them
     "\\p{AFMoE_digits}": afmoe_digits,
     "[^\\n]+|[\\n]+": newlines,
     "\\d{1,3}(?=(?:\\d{3})*\\b)": afmoe_digits,  # tiny_aya: llama.cpp runs the AFMoE digit splitter for it

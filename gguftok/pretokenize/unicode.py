@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import EncodeError
+
 # Category flags: exactly one per code point (llama.cpp's unicode.h).
 UNDEFINED, NUMBER, LETTER, SEPARATOR, ACCENT_MARK, PUNCTUATION, SYMBOL, CONTROL = (1 << i for i in range(8))
 WHITESPACE = 0x100  # a helper bit: the 25 code points of Unicode's White_Space property
@@ -105,7 +107,7 @@ def decode_lax(data: bytes) -> list[int]:
 
 
 def decode_for_text(data: bytes, what: str = "text") -> str:
-    """:func:`decode_lax` as a ``str`` (surrogates included); ``ValueError`` for a code point past U+10FFFF.
+    """:func:`decode_lax` as a ``str`` (surrogates included); ``EncodeError`` for a code point past U+10FFFF.
 
     llama.cpp's BPE and WordPiece re-encode every code point and throw (aborting the process) on those;
     we raise instead, naming the byte offset.
@@ -118,8 +120,8 @@ def decode_for_text(data: bytes, what: str = "text") -> str:
     if max(cps, default=0) > MAX_CODE_POINT:
         cp = next(c for c in cps if c > MAX_CODE_POINT)
         offset = _byte_offset_of(data, cps.index(cp))
-        raise ValueError(f"{what}: the bytes at offset {offset} decode to U+{cp:X}, past U+10FFFF; "
-                         "llama.cpp aborts on such input")
+        raise EncodeError(f"{what}: bytes that decode to U+{cp:X}, past U+10FFFF (llama.cpp aborts on them)",
+                          offset=offset)
     return "".join(map(chr, cps))
 
 
