@@ -25,11 +25,14 @@ from .detokenize import Pieces, detokenize
 from .errors import EncodeError
 from .metadata import read_metadata
 from .models.bpe import BPEModel, MergeStep
+from .models.rwkv import RWKVModel
+from .models.spm import SPMModel
+from .models.wpm import WPMModel
 from .pretokenize import PreTokenizer
 from .pretokenize.unicode import WHITESPACE_SET, decode_for_text, to_lower
 from .special import Fragment, partition
 from .stream import TextStream
-from .vocab import DNA_KMER_MARKER, NULL, SPECIAL_NAMES, VOCAB_TYPE_IDS, Vocab
+from .vocab import DEFAULT_IDS, DNA_KMER_MARKER, NULL, SPECIAL_NAMES, VOCAB_TYPE_IDS, Vocab
 
 
 @dataclass
@@ -52,18 +55,39 @@ class Tokenizer:
 
     def __init__(self, metadata: Mapping[str, Any], *, cache_size: int = 10_000) -> None:
         self.vocab = v = Vocab(metadata)
+        default_pad = DEFAULT_IDS[v.type][4]  # the pad id before the file's keys: llama.cpp's newline fallback
         self.pieces = Pieces(v)
         self._special_bytes = {tid: v.texts[tid].encode("utf-8", "surrogateescape") for tid in v.special_cache}
+        self.pre = self.model = None
         if v.type == "bpe":
             self.pre = PreTokenizer(v.pre_config)
             self.model = BPEModel(v.token_to_id, v.merges, byte_encode=v.pre_config.byte_encode,
                                   ignore_merges=v.ignore_merges, newline_runs_whole=v.pre_config.type == "GEMMA4",
                                   cache_size=cache_size)
-            ids = self._encode_fragment(b"\n")  # llama.cpp's newline id: "\n" tokenized before any special
-            v.nl = ids[0] if ids else NULL  # else llama.cpp takes the pad id, which for BPE is still unset then
-        else:
-            self.pre = self.model = None
+        elif v.type == "spm":
+            self.model = SPMModel(v.texts, v.scores)
+        elif v.type == "wpm":
+            self.model = WPMModel(v.texts, v.special["unk"], v.lowercase, v.strip_accents)
+        elif v.type == "rwkv":
+            self.model = RWKVModel(v.texts, v.special["unk"])
+        v.nl = self._newline_id(default_pad)
         v.apply_strip_rules()
+
+    def _newline_id(self, pad: int) -> int:
+        """``llama_vocab_nl``: computed at load, before any special token is known."""
+        v = self.vocab
+        if v.type == "spm":
+            tid = v.token_to_id.get("<0x0A>", v.token_to_id.get("\n"))
+            return pad if tid is None else tid
+        if v.type == "wpm":
+            return pad
+        if self.model is None:
+            return pad
+        try:
+            ids = self._encode_fragment(b"\n")
+        except EncodeError:
+            ids = []
+        return ids[0] if ids else pad
 
     @classmethod
     def from_gguf(cls, path: str | os.PathLike[str], **kwargs: Any) -> Tokenizer:
@@ -138,21 +162,36 @@ class Tokenizer:
         v = self.vocab
         if self.model is None:
             raise NotImplementedError(f"encoding with {v.model!r} ({v.type}) vocabularies arrives with issue 6")
+        # Which specials a model type adds: WordPiece always BOS (CLS) and SEP; SentencePiece, BPE and
+        # Unigram the BOS/EOS their flags ask for; RWKV and PLaMo-2 never any.
+        bos = eos = False
+        if add_special and v.type == "wpm":
+            bos = eos = True
+        elif add_special and v.type in ("spm", "bpe", "ugm"):
+            bos, eos = v.add_bos, v.add_eos
         out: list[int] = []
-        if add_special and v.add_bos:
-            if v.special["bos"] == NULL:
-                raise EncodeError("the vocabulary asks for a BOS token but has none (llama.cpp aborts)")
-            out.append(v.special["bos"])
+        if bos:
+            out.append(self._required("bos"))
+        prev_special = True  # SentencePiece puts a space before every raw fragment that follows a special
         for frag in self.fragments(data, parse_special):
             if isinstance(frag, int):
                 out.append(frag)
-            else:
-                out += self._encode_fragment(data[frag[0]:frag[0] + frag[1]], frag[0])
-        if add_special and v.add_eos:
-            if v.special["eos"] == NULL:
-                raise EncodeError("the vocabulary asks for an EOS token but has none (llama.cpp aborts)")
-            out.append(v.special["eos"])
+                prev_special = True
+                continue
+            raw = data[frag[0]:frag[0] + frag[1]]
+            if v.type == "spm" and v.add_space_prefix and prev_special:
+                raw = b" " + raw
+            out += self._encode_fragment(raw, frag[0])
+            prev_special = False
+        if eos:
+            out.append(self._required("sep" if v.type == "wpm" else "eos"))
         return out
+
+    def _required(self, name: str) -> int:
+        tid = self.vocab.special[name]
+        if tid == NULL:
+            raise EncodeError(f"the vocabulary asks for a {name.upper()} token but has none (llama.cpp aborts)")
+        return tid
 
     def fragments(self, data: bytes, parse_special: bool = False) -> list[Fragment]:
         """The special-token partition of ``data``: ids, and ``(offset, length)`` runs of raw text."""
@@ -161,11 +200,16 @@ class Tokenizer:
                          parse_special)
 
     def _encode_fragment(self, raw: bytes, offset: int = 0) -> list[int]:
-        """One raw-text fragment through the model's session (BPE, or its whitespace or DNA variants)."""
-        if self.vocab.escape_whitespaces:
-            raw = raw.replace(b" ", "\u2581".encode())
+        """One raw-text fragment through the model's session."""
+        v = self.vocab
         try:
-            if self.vocab.model == "whitespace":
+            if v.type == "spm":
+                return self.model.encode(raw.replace(b" ", "\u2581".encode()))
+            if v.type != "bpe":
+                return self.model.encode(raw)
+            if v.escape_whitespaces:
+                raw = raw.replace(b" ", "\u2581".encode())
+            if v.model == "whitespace":
                 return self._whitespace_session(raw)
             if self.vocab.model == "hybriddna":
                 return self._dna_session(raw)

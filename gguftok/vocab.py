@@ -41,7 +41,7 @@ MODEL_TYPES = {"no_vocab": "none", "none": "none", "llama": "spm", "bert": "wpm"
                "plamo2": "plamo2", "gemma4": "bpe"}
 VOCAB_TYPE_IDS = {"none": 0, "spm": 1, "bpe": 2, "wpm": 3, "ugm": 4, "rwkv": 5, "plamo2": 6, "test": 7}
 # default special ids per vocabulary type: bos, eos, unk, sep, pad, mask
-_DEFAULT_IDS = {
+DEFAULT_IDS = {
     "spm": (1, 2, 0, NULL, NULL, NULL), "wpm": (101, NULL, 100, 102, 0, 103), "bpe": (11, 11, NULL, NULL, NULL, NULL),
     "ugm": (NULL, 1, 2, NULL, 0, NULL), "rwkv": (NULL,) * 6, "plamo2": (1, 2, 0, NULL, 3, NULL),
     "test": (NULL,) * 6, "none": (NULL,) * 6,
@@ -130,7 +130,7 @@ class Vocab:
     # ------------------------------------------------------------------------------------------ steps
     def _defaults(self) -> None:
         self.pre = None
-        bos, eos, unk, sep, pad, mask = _DEFAULT_IDS[self.type]
+        bos, eos, unk, sep, pad, mask = DEFAULT_IDS[self.type]
         self.special = dict.fromkeys(SPECIAL_NAMES, NULL)
         self.special.update(bos=bos, eos=eos, unk=unk, sep=sep, pad=pad, mask=mask)
         self.add_space_prefix = False

@@ -31,12 +31,7 @@ FIXTURES = fixture_paths()
 
 # fixture name pattern -> why it cannot pass yet (the issue that will make it pass)
 NOT_BUILT = {
-    "llama-spm": "SentencePiece encoding (issue 6)",
-    "baichuan": "SentencePiece encoding (issue 6)",
-    "phi-3": "SentencePiece encoding (issue 6)",
-    "bert-bge": "WordPiece encoding (issue 6)",
     "nomic-bert-moe": "Unigram encoding (issue 6)",
-    "synthetic-rwkv": "RWKV encoding (issue 6)",
     "synthetic-plamo2": "PLaMo-2 encoding (issue 6)",
 }
 
