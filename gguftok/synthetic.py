@@ -139,6 +139,12 @@ def dna_vocab() -> dict[str, Any]:
             "special_ids": {"eos": eos, "bos": eos}}
 
 
+def hash_vocab() -> dict[str, Any]:
+    """llama.cpp's ``test`` model: 1,000 tokens whose ids come from a hash of 5-byte chunks."""
+    return {"tokens": ["<unk>"] + [f"t{i}" for i in range(1, 1000)], "token_types": [UNKNOWN] + [NORMAL] * 999,
+            "model": "test", "pre": None}
+
+
 # file name in data/synthetic/ -> the vocabulary it holds
 SYNTHETIC = {
     "tiny-9.gguf": tiny_vocab,
@@ -147,4 +153,5 @@ SYNTHETIC = {
     "plamo2.gguf": plamo2_vocab,
     "whitespace.gguf": whitespace_vocab,
     "dna.gguf": dna_vocab,
+    "hash.gguf": hash_vocab,
 }

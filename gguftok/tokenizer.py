@@ -25,8 +25,11 @@ from .detokenize import Pieces, detokenize
 from .errors import EncodeError
 from .metadata import read_metadata
 from .models.bpe import BPEModel, MergeStep
+from .models.plamo2 import PLaMo2Model
 from .models.rwkv import RWKVModel
 from .models.spm import SPMModel
+from .models.test import HashModel
+from .models.ugm import UGMModel
 from .models.wpm import WPMModel
 from .pretokenize import PreTokenizer
 from .pretokenize.unicode import WHITESPACE_SET, decode_for_text, to_lower
@@ -70,6 +73,14 @@ class Tokenizer:
             self.model = WPMModel(v.texts, v.special["unk"], v.lowercase, v.strip_accents)
         elif v.type == "rwkv":
             self.model = RWKVModel(v.texts, v.special["unk"])
+        elif v.type == "plamo2":
+            self.model = PLaMo2Model(v.texts, v.types, v.scores)
+        elif v.type == "test":
+            self.model = HashModel(v.n_vocab)
+        elif v.type == "ugm":
+            charsmap = v.charsmap()
+            self.model = UGMModel(v.texts, v.scores, v.gguf_attrs, v.attrs, v.special["unk"], charsmap,
+                                  v.add_space_prefix, v.remove_extra_whitespaces)
         v.nl = self._newline_id(default_pad)
         v.apply_strip_rules()
 
@@ -161,7 +172,7 @@ class Tokenizer:
         data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
         v = self.vocab
         if self.model is None:
-            raise NotImplementedError(f"encoding with {v.model!r} ({v.type}) vocabularies arrives with issue 6")
+            raise EncodeError(f"a {v.model!r} vocabulary has no tokenizer (llama.cpp aborts on tokenize)")
         # Which specials a model type adds: WordPiece always BOS (CLS) and SEP; SentencePiece, BPE and
         # Unigram the BOS/EOS their flags ask for; RWKV and PLaMo-2 never any.
         bos = eos = False

@@ -214,7 +214,7 @@ class Vocab:
                 if len(t) > 1 and t.endswith(DNA_KMER_MARKER):  # the marker stays in token_to_id only
                     texts[i] = t[: -len(DNA_KMER_MARKER)]
         self.texts = texts
-        self._keys = None  # token texts as bytes, in id order, for the hash-map emulation
+        self.gguf_attrs = list(self.attrs)  # before any rewrite: what UGM and PLaMo-2 build their tables from
 
     def _load_special_ids(self) -> None:
         n = self.n_vocab
@@ -316,6 +316,13 @@ class Vocab:
                 self.attrs[tid] = self.attrs[tid] | RSTRIP if on else self.attrs[tid] & ~RSTRIP
         elif "modern-bert" in name and "[MASK]" in self.token_to_id:
             self.attrs[self.token_to_id["[MASK]"]] |= LSTRIP
+
+    def charsmap(self) -> bytes:
+        """``tokenizer.ggml.precompiled_charsmap`` as bytes (UGM's normaliser), or ``b""``."""
+        data = self._array("tokenizer.ggml.precompiled_charsmap", (ValueType.INT8, ValueType.UINT8))
+        if data is None:
+            return b""
+        return data.tobytes() if hasattr(data, "tobytes") else bytes(x & 0xFF for x in data)
 
     # ------------------------------------------------------------------------------------------ views
     def attr_names(self, token_id: int) -> list[str]:

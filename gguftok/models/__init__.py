@@ -1,1 +1,2 @@
-"""The tokenization models: one algorithm per module (BPE today; SPM, WPM, UGM, RWKV, PLaMo-2 to come)."""
+"""The tokenization models, one algorithm per module: BPE, SentencePiece (SPM), WordPiece (WPM), Unigram
+(UGM), RWKV, PLaMo-2, and llama.cpp's hash ``test`` model."""
