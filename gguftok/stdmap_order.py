@@ -43,7 +43,7 @@ def hash_bytes(keys: Sequence[bytes]) -> np.ndarray:
     then ``h = mix(mix(h) * mul)``, where ``mix(v) = v ^ (v >> 47)``.
     """
     n = len(keys)
-    lengths = np.fromiter((len(k) for k in keys), dtype=np.int64, count=n)
+    lengths = np.fromiter(map(len, keys), dtype=np.int64, count=n)
     joined = np.frombuffer(b"".join(keys) + bytes(8), dtype=np.uint8)
     starts = np.cumsum(lengths) - lengths
     lane = np.arange(8)

@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from .errors import VocabError
 from .metadata import GGUFMetadata, ValueType
 from .pretokenize import PreTokenizerConfig, pre_tokenizer_config
@@ -30,6 +32,8 @@ UNDEFINED, UNKNOWN, UNUSED, NORMAL, CONTROL, USER_DEFINED, BYTE, NORMALIZED, LST
     0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 # GGUF token type -> attribute
 TYPE_TO_ATTR = {0: UNDEFINED, 1: NORMAL, 2: UNKNOWN, 3: CONTROL, 4: USER_DEFINED, 5: UNUSED, 6: BYTE}
+# indexed by the type clipped to -1..7 (any other value, -1 and 7 included, is UNDEFINED)
+_TYPE_TO_ATTR_TABLE = np.array([TYPE_TO_ATTR.get(t, UNDEFINED) for t in range(8)] + [UNDEFINED], dtype=np.int64)
 ATTR_NAMES = {UNKNOWN: "unknown", UNUSED: "unused", NORMAL: "normal", CONTROL: "control",
               USER_DEFINED: "user-defined", BYTE: "byte", NORMALIZED: "normalized", LSTRIP: "lstrip",
               RSTRIP: "rstrip", SINGLE_WORD: "single-word"}
@@ -205,9 +209,12 @@ class Vocab:
                 seen[t] = i
         self.n_vocab = n
         self.token_to_id = token_to_id
-        self.scores = [float(s) for s in scores[:n]] if scores is not None else [0.0] * n
-        self.types = [int(t) for t in types[:n]] if types is not None else [1] * n
-        self.attrs = [TYPE_TO_ATTR.get(t, UNDEFINED) for t in self.types] if types is not None else [NORMAL] * n
+        self.scores = np.asarray(scores[:n], dtype=np.float64).tolist() if scores is not None else [0.0] * n
+        if types is not None:
+            self.types = np.asarray(types[:n], dtype=np.int64).tolist()
+            self.attrs = _TYPE_TO_ATTR_TABLE[np.clip(np.asarray(types[:n], dtype=np.int64), -1, 7)].tolist()
+        else:
+            self.types, self.attrs = [1] * n, [NORMAL] * n
         if self.model == "hybriddna" and "<oov>" in token_to_id:
             for i in range(token_to_id["<oov>"] + 1, n):
                 t = texts[i]
@@ -259,10 +266,14 @@ class Vocab:
                 self.special[role] = tid
                 self.attrs[tid] |= CONTROL
 
+    def _with_bits(self, bits: int) -> list[int]:
+        """Ids whose attributes have any of ``bits`` (in id order)."""
+        return np.nonzero(np.asarray(self.attrs, dtype=np.int64) & bits)[0].tolist()
+
     def _mark_unused(self) -> None:
-        for i, a in enumerate(self.attrs):
-            if a & CONTROL and "unused" in self.texts[i]:
-                self.attrs[i] = a | UNUSED
+        for i in self._with_bits(CONTROL):
+            if "unused" in self.texts[i]:
+                self.attrs[i] |= UNUSED
 
     def _build_eog(self) -> None:
         eog = {self.special[k] for k in ("fim_pad", "fim_rep", "fim_sep") if self.special[k] != NULL}
@@ -293,7 +304,7 @@ class Vocab:
         libstdc++'s introsort. It matters only if two special texts of one length can overlap; none of the
         pinned vocabularies has such a pair.
         """
-        ids = [i for i, a in enumerate(self.attrs) if a & (CONTROL | USER_DEFINED | UNKNOWN)]
+        ids = self._with_bits(CONTROL | USER_DEFINED | UNKNOWN)
         return sorted(ids, key=lambda i: (-len(self.texts[i].encode("utf-8", "surrogateescape")), i))
 
     def apply_strip_rules(self) -> None:

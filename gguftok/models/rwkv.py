@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..detokenize import rwkv_unescape
 from ..errors import EncodeError
+from .prefix import PrefixIndex
 
 
 class RWKVModel:
@@ -16,21 +17,21 @@ class RWKVModel:
         self.values: dict[bytes, int] = {}
         for i, t in enumerate(texts):
             self.values[rwkv_unescape(t)] = i  # a later duplicate wins, as in llama.cpp's trie
-        self.prefixes = {k[:n] for k in self.values for n in range(1, len(k) + 1)}
+        self.prefixes = PrefixIndex(self.values)
         self.unk = unk
 
     def encode(self, data: bytes) -> list[int]:
         out: list[int] = []
         pos, n = 0, len(data)
-        values, prefixes = self.values, self.prefixes
+        values, has_prefix = self.values, self.prefixes.has_prefix
         while pos < n:
-            if data[pos:pos + 1] not in prefixes:
+            if not has_prefix(data[pos:pos + 1]):
                 out.append(self.unk)  # no token starts with this byte: llama.cpp emits the unknown id (often -1)
                 pos += 1
                 continue
             best = 0
             end = pos + 1
-            while end <= n and data[pos:end] in prefixes:
+            while end <= n and has_prefix(data[pos:end]):
                 if data[pos:end] in values:
                     best = end
                 end += 1

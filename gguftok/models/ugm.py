@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import EncodeError, VocabError
 from ..vocab import NORMAL, UNUSED, USER_DEFINED
+from .prefix import PrefixIndex
 from .spm import UTF8_LEN
 
 
@@ -114,8 +115,7 @@ class UGMModel:
                 self.values[raw] = i  # a later duplicate wins, as in the trie
             if a & USER_DEFINED:
                 self.user_defined.update(raw[:k] for k in range(1, len(raw) + 1))
-        self.prefixes = {k[:n] for k in self.values for n in range(1, len(k) + 1)}
-        self.max_len = max((len(k) for k in self.values), default=0)
+        self.prefixes = PrefixIndex(self.values)
         min_score = np.float32(min(normal_scores)) if normal_scores else np.float32(np.finfo(np.float32).max)
         self.unknown_score = float(min_score - np.float32(10.0))  # computed in float, as in llama.cpp
         self.scores, self.attrs, self.unk = scores, attrs, unk
@@ -161,14 +161,14 @@ class UGMModel:
         best_from = [0] * (n + 1)
         best_score = [neg] * (n + 1)
         best_score[0] = 0.0
-        values, prefixes, scores, attrs = self.values, self.prefixes, self.scores, self.attrs
+        values, has_prefix, scores, attrs = self.values, self.prefixes.has_prefix, self.scores, self.attrs
         pos = 0
         while pos < n:
             cl = min(UTF8_LEN[norm[pos] >> 4], n - pos)
             single = False
             base = best_score[pos]
             end = pos + 1
-            while end <= n and norm[pos:end] in prefixes:
+            while end <= n and has_prefix(norm[pos:end]):
                 tid = values.get(norm[pos:end])
                 if tid is not None:
                     if end - pos == cl:
