@@ -114,3 +114,30 @@ def test_load_errors_name_the_key(vocab_path):
     with pytest.raises(VocabError, match="tokens 4 and 5 have the same text") as e:
         Tokenizer(md.with_changes({"tokenizer.ggml.tokens": tokens}))
     assert e.value.token_id == 5
+
+
+def test_inconsistent_vocabularies_raise_naming_the_key(vocab_path):
+    md = read_metadata(vocab_path("llama-spm"))
+    with pytest.raises(VocabError, match="scores") as e:
+        Tokenizer(md.with_changes({"tokenizer.ggml.scores": md["tokenizer.ggml.scores"][:100]}))
+    assert e.value.key == "tokenizer.ggml.scores"
+    with pytest.raises(VocabError, match="toktypes") as e:
+        Tokenizer(md.with_changes({"tokenizer.ggml.token_type": md["tokenizer.ggml.token_type"][:5]}))
+    assert e.value.key == "tokenizer.ggml.token_type"
+    nomic = read_metadata(vocab_path("nomic-bert-moe"))
+    charsmap = nomic["tokenizer.ggml.precompiled_charsmap"]
+    with pytest.raises(VocabError, match="precompiled charsmap") as e:
+        Tokenizer(nomic.with_changes({"tokenizer.ggml.precompiled_charsmap": charsmap[:1000]}))
+    assert e.value.key == "tokenizer.ggml.precompiled_charsmap"
+    plamo = read_metadata(REPO / "data" / "synthetic" / "plamo2.gguf")
+    types = plamo["tokenizer.ggml.token_type"].copy()
+    types[4 + 0x41] = 1  # <0x41> is no longer a byte token
+    with pytest.raises(VocabError, match="Byte token for <0x65> is not set"):
+        Tokenizer(plamo.with_changes({"tokenizer.ggml.token_type": types}))
+
+
+def test_rwkv_path_without_a_token_raises_instead_of_looping():
+    from gguftok.models.rwkv import RWKVModel
+
+    with pytest.raises(EncodeError, match="never finish"):
+        RWKVModel(["abc"], unk=-1).encode(b"abx")
