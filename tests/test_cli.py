@@ -1,0 +1,87 @@
+"""The ``gguftok`` command, run as a subprocess: every subcommand and its error paths."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import REPO
+
+from gguftok import Tokenizer
+
+
+def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "gguftok", *args], input=stdin, capture_output=True, cwd=REPO,
+                          timeout=120)
+
+
+@pytest.fixture(scope="module")
+def llama(vocab_path):
+    return str(vocab_path("llama-bpe"))
+
+
+def test_tokenize_prints_as_llama_tokenize(llama):
+    r = run("tokenize", "-m", llama, "-p", "Hello world\\n<|eot_id|>", "--show-count")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == (b"128000 -> '<|begin_of_text|>'\n  9906 -> 'Hello'\n  1917 -> ' world'\n"
+                        b"   198 -> '\n'\n128009 -> '<|eot_id|>'\nTotal number of tokens: 5\n")
+
+
+def test_tokenize_flags_and_sources(llama, tmp_path):
+    assert run("tokenize", "-m", llama, "-p", "Hello world", "--ids").stdout == b"[128000, 9906, 1917]\n"
+    assert run("tokenize", "-m", llama, "-p", "Hello", "--ids", "--no-bos").stdout == b"[9906]\n"
+    assert run("tokenize", "-m", llama, "-p", "<|eot_id|>", "--ids", "--no-bos",
+               "--no-parse-special").stdout != b"[128009]\n"
+    f = tmp_path / "p.txt"
+    f.write_bytes(b"caf\xc3\xa9\r\n")
+    from_file = run("tokenize", "-m", llama, "-f", str(f), "--ids", "--no-bos").stdout
+    assert from_file == run("tokenize", "-m", llama, "--stdin", "--ids", "--no-bos", stdin=b"caf\xc3\xa9\r\n").stdout
+    tok = Tokenizer.from_gguf(llama)
+    ids = tok.encode(b"caf\xc3\xa9\r\n", add_special=False)
+    assert from_file == f"[{', '.join(map(str, ids))}]\n".encode() and tok.token_to_piece(ids[-1]) == b"\r\n"
+
+
+def test_detokenize(vocab_path):
+    qwen = str(vocab_path("qwen2"))
+    assert run("detokenize", "-m", qwen, "9707", "1879", "0").stdout == b"Hello world!\n"
+    assert run("detokenize", "-m", qwen, "151645").stdout == b"\n"
+    assert run("detokenize", "-m", qwen, "--unparse-special", "151645").stdout == b"<|im_end|>\n"
+
+
+def test_info(vocab_path):
+    r = run("info", str(vocab_path("qwen2")), "--json")
+    facts = json.loads(r.stdout)
+    assert facts["n_vocab"] == 151936 and facts["special"]["eot"] == {"id": 151645, "text": "<|im_end|>"}
+    assert facts["chat_template"] is True and facts["pre"] == "qwen2"
+    assert b"n_vocab" in run("info", str(vocab_path("llama-spm"))).stdout
+
+
+def test_conformance_table(vocab_path):
+    r = run("conformance", "--vocab-dir", str(vocab_path("qwen2").parent))
+    assert r.returncode == 0, r.stdout.decode()
+    lines = r.stdout.decode().splitlines()
+    assert len(lines) == 20 and "46/46" in next(line for line in lines if line.startswith("qwen2 "))
+
+
+def test_errors_are_one_line_and_nonzero(tmp_path, llama):
+    r = run("tokenize", "-m", str(tmp_path / "nope.gguf"), "-p", "x")
+    assert r.returncode == 1 and r.stderr.decode().strip() == f"gguftok: error: no such file: {tmp_path / 'nope.gguf'}"
+    bad = tmp_path / "bad.gguf"
+    bad.write_bytes(b"GGUF\x03\x00\x00\x00" + bytes(8) + b"\xff" * 8)
+    r = run("info", str(bad))
+    err = r.stderr.decode().strip()
+    assert r.returncode == 1 and len(err.splitlines()) == 1 and "key/value pairs" in err
+    r = run("detokenize", "-m", llama, "999999")
+    assert r.returncode == 1 and "out of range" in r.stderr.decode() and b"Traceback" not in r.stderr
+    r = run("--debug", "detokenize", "-m", llama, "999999")
+    assert b"Traceback" in r.stderr
+    assert run("tokenize", "-m", llama).returncode == 2
+    assert run("conformance", "--vocab-dir", str(tmp_path)).returncode == 1
+
+
+def test_every_subcommand_has_help():
+    for cmd in ("tokenize", "detokenize", "info", "conformance", "fetch"):
+        r = run(cmd, "--help")
+        assert r.returncode == 0 and b"usage: gguftok " + cmd.encode() in r.stdout
