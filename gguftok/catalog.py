@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .data import vocab_dir
 from .metadata import read_metadata
+from .vocab import Vocab
 
 
 @dataclass(frozen=True)
@@ -25,10 +26,16 @@ class VocabSummary:
     tokens: int
     merges: int
     architecture: str | None
+    bos: int | None = None  # the special ids and BOS rule as llama.cpp resolves them at load
+    eos: int | None = None
+    eot: int | None = None
+    add_bos: bool | None = None
 
     @classmethod
     def of(cls, path: Path) -> VocabSummary:
         md = read_metadata(path)
+        v = Vocab(md)
+        special = {k: (None if v.special[k] < 0 else v.special[k]) for k in ("bos", "eos", "eot")}
         return cls(
             name=path.name.removeprefix("ggml-vocab-").removesuffix(".gguf"),
             gguf_version=md.version,
@@ -37,6 +44,8 @@ class VocabSummary:
             tokens=len(md.get("tokenizer.ggml.tokens", ())),
             merges=len(md.get("tokenizer.ggml.merges", ())),
             architecture=md.get("general.architecture"),
+            add_bos=v.add_bos,
+            **special,
         )
 
 
@@ -49,9 +58,9 @@ def catalog(folder: Path | None = None) -> list[VocabSummary]:
 def format_catalog(rows: list[VocabSummary]) -> str:
     """A plain-text table of :func:`catalog`'s rows (absent keys shown as ``-``).
 
-    >>> print(format_catalog([VocabSummary("tiny", 3, "gpt2", None, 9, 3, "llama")]))
-    name  gguf_version  model  pre  tokens  merges  architecture
-    tiny             3  gpt2   -         9       3  llama
+    >>> print(format_catalog([VocabSummary("tiny", 3, "gpt2", None, 9, 3, "llama", None, 0, 0, False)]))
+    name  gguf_version  model  pre  tokens  merges  architecture  bos  eos  eot  add_bos
+    tiny             3  gpt2   -         9       3  llama         -      0    0    False
     """
     names = [f.name for f in fields(VocabSummary)]
     cells = [names] + [["-" if v is None else str(v) for v in astuple(r)] for r in rows]

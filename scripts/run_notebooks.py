@@ -34,7 +34,7 @@ def run(py: Path) -> Path:
 
 
 def main(paths: list[str]) -> None:
-    targets = [Path(p).with_suffix(".py") for p in paths] or sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py"))
+    targets = [Path(p).resolve().with_suffix(".py") for p in paths] or sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py"))
     for py in targets:
         print(f"running {py.name} ...", flush=True)
         print(f"  wrote {run(py).relative_to(NOTEBOOKS.parent)}")

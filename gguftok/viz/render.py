@@ -1,0 +1,120 @@
+"""Pure HTML + text renderers. Every style is inline (notebook sanitizers strip classes and <style>), every
+token text is escaped, whitespace is drawn as visible glyphs, and each colour comes with a border and a
+label, so colour is never the only cue. Light chip backgrounds carry their own dark text colour: they stay
+readable in JupyterLab's dark theme too.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+# Okabe-Ito: distinguishable with the common colour-vision deficiencies; light tints for backgrounds.
+PALETTE = [("#E69F00", "#FCEBCB"), ("#56B4E9", "#DCEFFB"), ("#009E73", "#CCEFE3"), ("#F0E442", "#FBF8CF"),
+           ("#0072B2", "#CCE3F0"), ("#D55E00", "#F7DCCB"), ("#CC79A7", "#F4E1EC"), ("#999999", "#EBEBEB")]
+TEXT = "#1A1A1A"
+_GLYPHS = {" ": "␣", "\t": "→", "\n": "↵", "\r": "␍", "\v": "␋", "\f": "␌", "\x00": "␀", "\u00a0": "⍽",
+           "\u3000": "□"}
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A view: ``html`` for the notebook, ``text`` for terminals, tests and nbval."""
+
+    html: str
+    text: str
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def escape_visible(text: str) -> str:
+    """Whitespace and control characters as visible glyphs (``␣ → ↵``); other characters unchanged.
+
+    >>> escape_visible("a b\\tc\\n")
+    'a␣b→c↵'
+    """
+    out = []
+    for ch in text:
+        if ch in _GLYPHS:
+            out.append(_GLYPHS[ch])
+        elif ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0:
+            out.append(f"\\x{ord(ch):02x}")
+        elif 0xD800 <= ord(ch) < 0xE000:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _chip(label: str, title: str, colour: int, extra: str = "") -> str:
+    border, fill = PALETTE[colour % len(PALETTE)]
+    return (f'<span title="{html.escape(title, quote=True)}" style="display:inline-block;margin:1px 2px;'
+            f'padding:0 3px;border:1px solid {border};border-radius:3px;background:{fill};color:{TEXT};'
+            f'font-family:monospace;white-space:pre{extra}">{html.escape(label)}</span>')
+
+
+def chips(items: Iterable[tuple[str, int]], title: str = "") -> Rendered:
+    """Generic chips: ``(label, id)`` pairs, coloured in turn, the id in the tooltip.
+
+    >>> print(chips([("<s>", 1)]).html.count("&lt;s&gt;"))
+    1
+    """
+    items = list(items)
+    parts = [_chip(escape_visible(label), f"id {tid}", k) for k, (label, tid) in enumerate(items)]
+    head = f'<div style="color:inherit;margin-bottom:2px">{html.escape(title)}</div>' if title else ""
+    text = " ".join(f"[{escape_visible(label)}]" for label, _ in items)
+    return Rendered(f"<div>{head}{''.join(parts)}</div>", (title + "\n" if title else "") + text)
+
+
+def group_characters(pieces: Sequence[bytes]) -> list[tuple[list[int], str]]:
+    """Consecutive tokens grouped so each group decodes to whole characters (a split emoji is one group).
+
+    >>> group_characters([b"a", b"\\xf0\\x9f", b"\\x98\\x80", b"!"])
+    [([0], 'a'), ([1, 2], '😀'), ([3], '!')]
+    """
+    groups: list[tuple[list[int], str]] = []
+    pending: list[int] = []
+    buf = b""
+    for i, p in enumerate(pieces):
+        pending.append(i)
+        buf += p
+        try:
+            text = buf.decode("utf-8")
+        except UnicodeDecodeError as e:
+            if e.reason == "unexpected end of data" and len(buf) - e.start < 4:
+                continue  # an incomplete character: wait for the next token
+            text = buf.decode("utf-8", "replace")
+        groups.append((pending, text))
+        pending, buf = [], b""
+    if pending:
+        groups.append((pending, buf.decode("utf-8", "replace")))
+    return groups
+
+
+def token_chips(tok, ids: Sequence[int], special: bool = True, title: str = "") -> Rendered:
+    """The tokens of ``ids`` as chips: visible whitespace, escaped text, id and bytes in the tooltip; tokens
+    that only together make a character are framed as one group."""
+    pieces = [tok.token_to_piece(i, special=special) for i in ids]
+    html_parts, text_parts = [], []
+    for n, (members, text) in enumerate(group_characters(pieces)):
+        if len(members) == 1:
+            i = members[0]
+            html_parts.append(_chip(escape_visible(text), f"id {ids[i]} · bytes {pieces[i].hex(' ') or '(none)'}", n))
+            text_parts.append(f"{ids[i]}:{escape_visible(text)}")
+        else:
+            inner = "".join(_chip(pieces[i].hex(" "), f"id {ids[i]} · one byte of {text!r}", n) for i in members)
+            html_parts.append(f'<span style="display:inline-block;border:1px dashed #777777;padding:1px;'
+                              f'margin:1px" title="{html.escape(text)}">{inner}'
+                              f'<span style="margin-left:2px">= {html.escape(escape_visible(text))}</span></span>')
+            text_parts.append("(" + " ".join(str(ids[i]) for i in members) + f"):{escape_visible(text)}")
+    head = f'<div style="margin-bottom:2px">{html.escape(title)}</div>' if title else ""
+    return Rendered(f"<div>{head}{''.join(html_parts)}</div>",
+                    (title + "\n" if title else "") + " ".join(text_parts))

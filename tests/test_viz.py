@@ -1,0 +1,62 @@
+"""The teaching views: escaped, whitespace made visible, characters kept whole, inline styles only."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import REPO
+
+from gguftok import Tokenizer
+from gguftok.viz import chips, escape_visible, token_chips
+from gguftok.viz.render import group_characters
+from gguftok.viz.vocab import metadata_table, vocab_page
+
+
+@pytest.fixture(scope="module")
+def gpt2(vocab_path):
+    return Tokenizer.from_gguf(vocab_path("gpt-2"))
+
+
+def assert_sanitizer_safe(html: str) -> None:
+    assert "<style" not in html and "class=" not in html and "<script" not in html
+    for style in re.findall(r'style="([^"]*)"', html) + re.findall(r"style='([^']*)'", html):
+        if "background" in style:  # a coloured box always sets its own text colour and a border
+            assert "color:#" in style and "border" in style
+
+
+def test_token_text_is_escaped(gpt2):
+    view = token_chips(gpt2, gpt2.encode("<s>&\"x\"</s>"))
+    assert "<s>" not in view.html and "&lt;" in view.html and "&amp;" in view.html
+    assert_sanitizer_safe(view.html)
+    assert chips([("<script>", 1)]).html.count("&lt;script&gt;") == 1
+
+
+def test_whitespace_is_visible(gpt2):
+    assert escape_visible(" \t\n\r\x00\u00a0\u3000") == "␣→↵␍␀⍽□"
+    assert "␣Hi" in token_chips(gpt2, gpt2.encode(" Hi")).text
+
+
+def test_split_characters_stay_whole(gpt2):
+    ids = gpt2.encode(" 😀!")
+    view = token_chips(gpt2, ids)
+    assert "😀" in view.text and "\ufffd" not in view.text and "\ufffd" not in view.html
+    assert group_characters([b"\xf0\x9f", b"\x98", b"\x80"]) == [([0, 1, 2], "😀")]
+    assert group_characters([b"\xff", b"a"]) == [([0], "\ufffd"), ([1], "a")]  # invalid bytes do not wait
+
+
+def test_vocabulary_pages_never_list_everything(vocab_path):
+    tok = Tokenizer.from_gguf(vocab_path("qwen2"))
+    view = vocab_page(tok, per_page=20)
+    assert view.text.splitlines()[0] == "151936 tokens; page 1 of 7597" and len(view.text.splitlines()) == 21
+    assert_sanitizer_safe(view.html)
+    last = vocab_page(tok, page=10**6, per_page=20)
+    assert "page 7597 of 7597" in last.text
+
+
+def test_metadata_table_shows_types():
+    from gguftok import read_metadata
+
+    view = metadata_table(read_metadata(REPO / "data" / "synthetic" / "tiny-9.gguf"))
+    assert "tokenizer.ggml.merges        array[string]" in view.text
+    assert_sanitizer_safe(view.html)
