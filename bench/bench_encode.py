@@ -13,21 +13,17 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from _common import best_of, run_in_oracle
 
 from gguftok import Tokenizer
 from gguftok.conformance.generate import Generators
-from gguftok.conformance.oracle import oracle_python
 from gguftok.data import vocab_dir
-
-HERE = Path(__file__).resolve().parent
 
 
 def mixed_text(size: int, seed: int = 7) -> str:
@@ -37,24 +33,11 @@ def mixed_text(size: int, seed: int = 7) -> str:
 
 
 def llama_times(vocab: Path, files: list[Path], repeats: int) -> dict | str:
-    python = oracle_python()
-    if python is None:
-        return "llama.cpp: skipped (no oracle environment; run `make oracle`)"
-    proc = subprocess.run([python, str(HERE / "llama_tokenize_time.py"), str(vocab), str(repeats),
-                           *map(str, files)], capture_output=True, text=True,
-                          env={**os.environ, "GGML_NO_BACKTRACE": "1"})
-    if proc.returncode != 0:
-        return f"llama.cpp: failed ({proc.stderr.strip()[-200:]})"
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_in_oracle("llama_tokenize_time.py", str(vocab), str(repeats), *map(str, files))
 
 
 def timed(fn, repeats: int = 1) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
+    return best_of(repeats, fn)
 
 
 def throughput(names: list[str], size: int) -> None:

@@ -17,29 +17,15 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
-import json
 import os
 import platform
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import gguf
+from _common import best_of, run_in_oracle
 
 from gguftok import Tokenizer, read_metadata
-from gguftok.data import cache_dir, vocab_dir
-
-HERE = Path(__file__).resolve().parent
-
-
-def best_of(n: int, fn) -> float:
-    times = []
-    for _ in range(n):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+from gguftok.data import vocab_dir
 
 
 def gguf_reader_load(path: Path) -> None:
@@ -49,26 +35,8 @@ def gguf_reader_load(path: Path) -> None:
             field.contents()  # the strings and numbers a tokenizer needs, as Python objects
 
 
-def oracle_python() -> str | None:
-    try:
-        import llama_cpp  # noqa: F401
-        return sys.executable
-    except ImportError:
-        pass
-    venv = Path(os.environ.get("GGUFTOK_ORACLE_VENV") or cache_dir() / "oracle-venv")
-    python = venv / "bin" / "python"
-    return str(python) if python.exists() else None
-
-
 def llama_cpp_times(paths: list[Path], repeats: int) -> dict[str, float] | str:
-    python = oracle_python()
-    if python is None:
-        return "llama.cpp: skipped, llama_cpp is not importable and no oracle environment exists (make oracle)"
-    proc = subprocess.run([python, str(HERE / "llama_vocab_load.py"), str(repeats), *map(str, paths)],
-                          capture_output=True, text=True, env={**os.environ, "GGML_NO_BACKTRACE": "1"})
-    if proc.returncode != 0:
-        return f"llama.cpp: failed ({proc.stderr.strip()[-300:]})"
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_in_oracle("llama_vocab_load.py", str(repeats), *map(str, paths))
 
 
 def main() -> None:

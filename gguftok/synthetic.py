@@ -19,6 +19,22 @@ from .bytemap import BYTE_TO_CHAR
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 
 
+def _spell(words: list[str], tokens: list[str], types: list[int]) -> list[str]:
+    """Append the merges (and their tokens) that build each word left to right, one per new prefix."""
+    merges: list[str] = []
+    known = set(tokens)
+    for text in words:
+        prefix = text[0]
+        for ch in text[1:]:
+            if prefix + ch not in known:
+                merges.append(f"{prefix} {ch}")
+                tokens.append(prefix + ch)
+                types.append(NORMAL)
+                known.add(prefix + ch)
+            prefix += ch
+    return merges
+
+
 def tiny_vocab() -> dict[str, Any]:
     """Nine tokens, three merges: small enough to read every byte of the file.
 
@@ -43,18 +59,7 @@ def byte_level_vocab(words: tuple[str, ...] = ("Hello", " world", " cat", " the"
     """
     tokens = list(BYTE_TO_CHAR)
     types = [NORMAL] * 256
-    merges: list[str] = []
-    known = set(tokens)
-    for word in words:
-        text = "".join(BYTE_TO_CHAR[b] for b in word.encode())
-        prefix = text[0]
-        for ch in text[1:]:
-            if prefix + ch not in known:
-                merges.append(f"{prefix} {ch}")
-                tokens.append(prefix + ch)
-                types.append(NORMAL)
-                known.add(prefix + ch)
-            prefix += ch
+    merges = _spell(["".join(BYTE_TO_CHAR[b] for b in w.encode()) for w in words], tokens, types)
     specials = [("<|endoftext|>", CONTROL), ("<|im_start|>", CONTROL), ("<|im_end|>", CONTROL),
                 ("[PAD0]", USER_DEFINED)]
     for text, kind in specials:
@@ -106,15 +111,7 @@ def whitespace_vocab() -> dict[str, Any]:
     letters = [chr(c) for c in range(ord("a"), ord("z") + 1)] + list("0123456789.,!?'")
     tokens = ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)] + letters
     types = [UNKNOWN, CONTROL, CONTROL] + [BYTE] * 256 + [NORMAL] * len(letters)
-    merges = []
-    for word in ("hello", "world", "the", "token", "tokenizer"):
-        prefix = word[0]
-        for ch in word[1:]:
-            if prefix + ch not in tokens:
-                merges.append(f"{prefix} {ch}")
-                tokens.append(prefix + ch)
-                types.append(NORMAL)
-            prefix += ch
+    merges = _spell(["hello", "world", "the", "token", "tokenizer"], tokens, types)
     return {"tokens": tokens, "token_types": types, "merges": merges, "model": "whitespace", "pre": "whitespace",
             "special_ids": {"bos": 1, "eos": 2, "unknown": 0}, "flags": {"normalizer.lowercase": True}}
 

@@ -27,24 +27,20 @@ from ..pretokenize import PRE_STRINGS
 from ..tokenizer import Tokenizer
 from ..writer import write_metadata
 from .generate import Generators, id_sequence
-from .golden import ATTR_BYTE, ATTR_CONTROL, ATTR_UNKNOWN, ATTR_USER_DEFINED, DECODE_FLAGS, ENCODE_FLAGS
+from .golden import (
+    ATTR_BYTE,
+    ATTR_CONTROL,
+    ATTR_UNKNOWN,
+    ATTR_USER_DEFINED,
+    DECODE_FLAGS,
+    ENCODE_FLAGS,
+    agree,
+    ours,
+)
 from .oracle import Crash, Oracle
 
 BPE_VOCABS = ["aquila", "command-r", "deepseek-coder", "deepseek-llm", "falcon", "gemma-4", "gpt-2", "gpt-neox",
               "llama-bpe", "mpt", "qwen2", "qwen35", "refact", "starcoder"]
-
-
-def _ours(fn: Callable, *args, **kwargs):
-    try:
-        return fn(*args, **kwargs)
-    except ValueError as e:
-        return Crash("ValueError", str(e))
-
-
-def _same(a, b) -> bool:
-    if isinstance(a, Crash) or isinstance(b, Crash):
-        return isinstance(a, Crash) and isinstance(b, Crash)
-    return a == b
 
 
 @dataclass
@@ -78,9 +74,9 @@ class Fuzzer:
 
     def encode_differs(self, text: str | bytes, add: bool, parse: bool) -> tuple[object, object] | None:
         want = self.oracle.tokenize(text, add, parse)
-        got = _ours(self.tok.encode, text, add_special=add, parse_special=parse)
+        got = ours(self.tok.encode, text, add_special=add, parse_special=parse)
         self.report.calls += 1
-        return None if _same(want, got) else (want, got)
+        return None if agree(want, got) else (want, got)
 
     def shrink(self, text: str | bytes, add: bool, parse: bool, budget: int = 400) -> str | bytes:
         """Delete chunks of the input while it still disagrees (delta debugging, bounded)."""
@@ -125,9 +121,9 @@ class Fuzzer:
         ids = id_sequence(rng, self.n_vocab, self.special_ids, self.byte_ids)
         for remove, unparse in DECODE_FLAGS:
             want = self.oracle.detokenize(ids, remove, unparse)
-            got = _ours(self.tok.decode_bytes, ids, remove_special=remove, unparse_special=unparse)
+            got = ours(self.tok.decode_bytes, ids, remove_special=remove, unparse_special=unparse)
             self.report.calls += 1
-            if not _same(want, got):
+            if not agree(want, got):
                 self.report.mismatches.append(f"decode({ids}, remove_special={remove}, unparse_special={unparse})\n"
                                               f"    llama.cpp: {want!r}\n    gguftok:   {got!r}")
                 print("MISMATCH " + self.report.mismatches[-1], flush=True)

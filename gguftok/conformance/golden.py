@@ -139,6 +139,21 @@ def _answer_in(a: Any, decode: bool) -> Any:
     return a
 
 
+def ours(fn, *args, **kwargs) -> Any:
+    """gguftok's answer to compare with llama.cpp's: the result, or a ``Crash`` if it raised ValueError."""
+    try:
+        return fn(*args, **kwargs)
+    except ValueError as e:
+        return Crash("ValueError", str(e))
+
+
+def agree(reference: Any, answer: Any) -> bool:
+    """Equal answers; a crash of llama.cpp agrees only with an error from gguftok."""
+    if isinstance(reference, Crash) or isinstance(answer, Crash):
+        return isinstance(reference, Crash) and isinstance(answer, Crash)
+    return reference == answer
+
+
 def write_fixture(fx: Fixture, path: Path) -> None:
     lines = [fx.header, fx.facts]
     lines += [{"enc": pack_text(c.text), "ids": _dedupe([_answer_out(a) for a in c.answers])} for c in fx.encode]

@@ -82,6 +82,30 @@ def _whitespace_tail(p: _Piece, pos: int, newlines: bool) -> int:
     return pos + 1
 
 
+def _digits_in_threes(p: _Piece, pos: int) -> int:
+    r"""``\p{N}{1,3}`` repeated: a token every three number code points, then the rest."""
+    start = pos
+    while p.flags(pos) & NUMBER:
+        pos += 1
+        if pos - start >= 3:
+            p.add(pos)
+            start = pos
+    p.add(pos)
+    return pos
+
+
+def _punctuation_run(p: _Piece, pos: int, f2: int, stop: int) -> int:
+    """``<space>?[^\\s...]+[\r\n]*`` from ``pos`` (the caller has checked how it starts)."""
+    pos += p.cpt(pos) == _SPACE
+    while not f2 & stop and f2:
+        pos += 1
+        f2 = p.flags(pos)
+    while p.cpt(pos) in (_CR, _LF):
+        pos += 1
+    p.add(pos)
+    return pos
+
+
 def gpt2(cps: list[int], lengths: list[int]) -> list[int]:
     """``'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)``, case-sensitive."""
     fl = [flags(c) for c in cps]
@@ -152,26 +176,15 @@ def _llama3_family(cps: list[int], lengths: list[int], digits: int, marks: bool)
             if f & NUMBER:
                 if digits == 1:
                     pos += 1
+                    p.add(pos)
                 else:
-                    start = pos
-                    while p.flags(pos) & NUMBER:
-                        pos += 1
-                        if pos - start >= digits:
-                            p.add(pos)
-                            start = pos
-                p.add(pos)
+                    pos = _digits_in_threes(p, pos)
                 continue
             # <space>?[^\s\p{L}\p{N}]+[\r\n]*  (the second test is on the current code point, as in llama.cpp)
             f2 = p.flags(pos + 1) if c == _SPACE else f
             stop = WHITESPACE | word | NUMBER
             if not f2 & stop and f:
-                pos += c == _SPACE
-                while not f2 & stop and f2:
-                    pos += 1
-                    f2 = p.flags(pos)
-                while p.cpt(pos) in (_CR, _LF):
-                    pos += 1
-                p.add(pos)
+                pos = _punctuation_run(p, pos, f2, stop)
                 continue
             pos = _whitespace_tail(p, pos, newlines=True)
     return out
@@ -248,23 +261,11 @@ def kimi_k2(cps: list[int], lengths: list[int]) -> list[int]:
                 if leading:
                     pos -= 1
             if f & NUMBER:
-                start = pos
-                while p.flags(pos) & NUMBER:
-                    pos += 1
-                    if pos - start >= 3:
-                        p.add(pos)
-                        start = pos
-                p.add(pos)
+                pos = _digits_in_threes(p, pos)
                 continue
             f2 = p.flags(pos + 1) if c == _SPACE else f
-            if not f2 & (WHITESPACE | LETTER | NUMBER) and f2:
-                pos += c == _SPACE
-                while not f2 & (WHITESPACE | LETTER | NUMBER) and f2:
-                    pos += 1
-                    f2 = p.flags(pos)
-                while p.cpt(pos) in (_CR, _LF):
-                    pos += 1
-                p.add(pos)
+            if not f2 & (WHITESPACE | LETTER | NUMBER) and f2:  # K2 tests the next code point's flags here
+                pos = _punctuation_run(p, pos, f2, WHITESPACE | LETTER | NUMBER)
                 continue
             pos = _whitespace_tail(p, pos, newlines=True)
     return out

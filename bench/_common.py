@@ -1,0 +1,36 @@
+"""What the benchmarks share: best-of timing and running a script in the llama.cpp oracle's Python."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from gguftok.conformance.oracle import oracle_python
+
+HERE = Path(__file__).resolve().parent
+
+
+def best_of(repeats: int, fn: Callable[[], object]) -> float:
+    """The shortest of ``repeats`` wall-clock runs of ``fn``, in seconds."""
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def run_in_oracle(script: str, *args: str) -> dict | str:
+    """Run ``bench/<script>`` with the oracle's Python; its last stdout line as JSON, or why it could not run."""
+    python = oracle_python()
+    if python is None:
+        return "llama.cpp: skipped (llama_cpp is not importable and no oracle environment exists: make oracle)"
+    proc = subprocess.run([python, str(HERE / script), *args], capture_output=True, text=True,
+                          env={**os.environ, "GGML_NO_BACKTRACE": "1"})
+    if proc.returncode != 0:
+        return f"llama.cpp: failed ({proc.stderr.strip()[-300:]})"
+    return json.loads(proc.stdout.strip().splitlines()[-1])
