@@ -25,8 +25,11 @@ def run(py: Path) -> Path:
     NotebookClient(nb, timeout=900, kernel_name="python3", record_timing=False,
                    resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
     nb.metadata.get("language_info", {}).pop("version", None)
-    for cell in nb.cells:
+    # Widget state changes with every run (fresh model ids) and only matters in a live kernel: not kept.
+    nb.metadata.pop("widgets", None)
+    for i, cell in enumerate(nb.cells):
         cell.metadata.pop("execution", None)
+        cell.id = f"cell-{i}"  # stable ids: a re-run changes the file only where outputs change
     out = py.with_suffix(".ipynb")
     jupytext.write(nb, out)
     jupytext.write(nb, py, fmt="py:percent")  # keep the twin byte-for-byte what jupytext would pair

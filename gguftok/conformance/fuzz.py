@@ -161,14 +161,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gguftok.conformance.fuzz", description=__doc__.split("\n\n")[0])
     parser.add_argument("--vocab", default="qwen2", help="a pinned vocabulary name, or all-bpe")
     parser.add_argument("--pre", default=None,
-                        help="relabel the vocabulary with this tokenizer.ggml.pre (all: each of the 91 in turn)")
+                        help="relabel the vocabulary with this tokenizer.ggml.pre (all: each of the 91 in turn; "
+                             "from:NAME: from that one on)")
     parser.add_argument("-n", type=int, default=2000, help="inputs per vocabulary (default 2000)")
     parser.add_argument("--seconds", type=float, default=float("inf"), help="time limit per vocabulary")
     parser.add_argument("--seed", type=int, default=None, help="default: a new one, printed")
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else random.randrange(2**32)
     names = BPE_VOCABS if args.vocab == "all-bpe" else [args.vocab]
-    pres = pre_strings() if args.pre == "all" else [args.pre]
+    if args.pre == "all":
+        pres = pre_strings()
+    elif args.pre and args.pre.startswith("from:"):  # resume a --pre all run at this pre string
+        pres = pre_strings()[pre_strings().index(args.pre[5:]):]
+    else:
+        pres = [args.pre]
     print(f"seed {seed}", flush=True)
     reports = []
     for name in names:

@@ -154,7 +154,9 @@ class Oracle:
         raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
         try:
             raw.decode("utf-8")
-            risky = len(raw) > 20_000  # very long words can overflow std::regex's recursion
+            # very long words can overflow std::regex's recursion; and once this vocabulary has crashed the
+            # worker a few times (pre "whitespace" with a gpt2 model aborts on any space), isolate every call
+            risky = len(raw) > 20_000 or self.crashes >= 3
         except UnicodeDecodeError:
             risky = True  # llama.cpp aborts on some invalid UTF-8: run it in a forked child
         r = self._send({"op": "tokenize", "text": base64.b64encode(raw).decode(), "isolate": risky,

@@ -113,7 +113,8 @@ def _why_stale(ls: str, rs: str) -> str:
         return "stale: its left side was merged into its neighbour"
     if not rs:
         return "stale: its right side was merged into its neighbour"
-    return f"stale: its left side is now {ls}" if len(ls) > 1 else f"stale: its right side is now {rs}"
+    # A symbol grows only by absorbing its right neighbour; with both sides alive, the right one has grown.
+    return f"stale: its right side is now {rs}"
 
 
 class BPEModel:

@@ -67,7 +67,12 @@ class PreTokenizer:
         self._collapse = any(uses_categories(r) for r in self.regexes)
 
     def split_lengths(self, cps: list[int]) -> list[int]:
-        """The word lengths (in code points) of ``cps``; empty words (zero-length matches) included."""
+        """The word lengths (in code points) of ``cps``; empty words (zero-length matches) included.
+
+        Empty text has no words (llama.cpp never pre-tokenizes an empty fragment).
+        """
+        if not cps:
+            return []
         lengths = [len(cps)]
         collapsed = collapsed_text(cps) if self._collapse else None
         for rx in self.regexes:

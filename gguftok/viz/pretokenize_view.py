@@ -1,0 +1,458 @@
+"""Views of pre-tokenization: how each ``tokenizer.ggml.pre`` string cuts a text into words.
+
+Every view is a pure function returning :class:`~gguftok.viz.render.Rendered`; the widget and the figure
+import ipywidgets and matplotlib only when called. Pieces are shown as readable text (the GPT-2 byte
+encoding undone) and the vocabulary form the model sees is kept in each chip's tooltip.
+
+>>> print(split_view("llama-bpe", "Hi  there 12345").text)
+llama-bpe (pre-type LLAMA3): 6 pieces
+[Hi] [␣] [␣there] [␣] [123] [45]
+>>> pieces("gpt-2", "We'LL")
+['We', "'", 'LL']
+"""
+
+from __future__ import annotations
+
+import html
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+from ..bytemap import text_to_bytes
+from ..pretokenize import PRE_STRINGS, PreTokenizer, PreTokenizerConfig, pre_tokenizer_config
+from ..pretokenize.regex_split import collapsed_text, uses_categories, wide_text
+from ..pretokenize.splitters import CUSTOM
+from ..pretokenize.unicode import WHITESPACE_SET
+from .render import PALETTE, TEXT, Rendered, _chip, escape_visible
+
+# The lesson's example line: a contraction with capitals, a number, two newlines, indentation, code.
+LESSON_LINE = "We'LL pay 12345 for\n\n  int x=42;"
+
+# Four short texts for comparing pre-tokenizers (piece counts per text).
+SAMPLE_TEXTS: dict[str, str] = {
+    "English prose": "The committee didn't agree, so they'll meet again on Friday; nobody's happy about it.",
+    "code, indented": "def mean(xs):\n    total = 0\n    for x in xs:\n        total += x\n"
+                      "    return total / len(xs)\n",
+    "numbers": "Invoice 2024-06-30: 1,234,567.89 EUR for 42 items (ref 000731).",
+    "CJK + emoji": "東京は今日も晴れ☀️ 我们去吃拉面吧！🍜🍜 좋아요 👍",
+}
+
+# How the collapsed text (what std::regex sees on the \p{..} path) is drawn: one glyph per code point.
+_MARKER_GLYPHS = {"\xd0": "Ⓞ", "\xd1": "Ⓝ", "\xd2": "Ⓛ", "\xd3": "Ⓟ", "\xd4": "Ⓜ", "\xd5": "Ⓢ"}
+MARKER_LEGEND = "Ⓛ letter · Ⓝ number · Ⓟ punctuation · Ⓜ mark · Ⓢ symbol · Ⓞ other · ␋ any non-ASCII space"
+_INVISIBLE_CATEGORIES = {"Zs", "Zl", "Zp", "Cf"}
+
+HAND_WRITTEN = "hand-written splitter"
+COLLAPSED = "std::regex on the collapsed text"
+WIDE = "std::wregex on the code points"
+
+
+def visible(text: str) -> str:
+    """:func:`~gguftok.viz.render.escape_visible`, plus every other space or invisible format character as
+    ``‹U+XXXX›`` (an em space or a zero-width space would otherwise vanish).
+
+    >>> visible("a\\u2003b\\u200bc d\\u3000")
+    'a‹U+2003›b‹U+200B›c␣d□'
+    """
+    out = []
+    for ch in text:
+        shown = escape_visible(ch)
+        if shown == ch and (ord(ch) in WHITESPACE_SET or unicodedata.category(ch) in _INVISIBLE_CATEGORIES):
+            shown = f"‹U+{ord(ch):04X}›"
+        out.append(shown)
+    return "".join(out)
+
+
+@cache
+def _pretokenizer(pre: str) -> PreTokenizer:
+    return PreTokenizer(pre_tokenizer_config(pre))
+
+
+def readable(word: str, byte_encode: bool) -> str:
+    """A pre-tokenizer word as plain text: the GPT-2 byte encoding undone when the pre-type uses it.
+
+    >>> readable("Ġpay", True), readable("Ġpay", False)
+    (' pay', 'Ġpay')
+    """
+    return text_to_bytes(word).decode("utf-8", "replace") if byte_encode else word
+
+
+def words(pre: str, text: str) -> list[str]:
+    """The non-empty words of ``text`` in the model's vocabulary form (``Ġpay``), as BPE will get them.
+
+    Zero-length matches (SuperBPE's lookahead makes some) give empty words; they yield no token, and
+    :meth:`gguftok.Tokenizer.words` drops them too. An empty text has no words (and is never split: with
+    AFMoE's pre-type the empty result of its digit splitter would send the placeholder pattern to the regex
+    engine, as in llama.cpp, which never splits an empty fragment either).
+    """
+    return [w for w in _pretokenizer(pre).split(text) if w] if text else []
+
+
+def pieces(pre: str, text: str) -> list[str]:
+    """The non-empty words of ``text`` under the pre string ``pre``, as readable text."""
+    byte_encode = _pretokenizer(pre).byte_encode
+    return [readable(w, byte_encode) for w in words(pre, text)]
+
+
+def _count(n: int) -> str:
+    return f"{n} piece" + ("" if n == 1 else "s")
+
+
+def _title_html(title: str) -> str:
+    return f'<div style="margin:4px 0 2px 0;color:inherit">{html.escape(title)}</div>'
+
+
+def _piece_chips(pre: str, text: str) -> tuple[str, str, int]:
+    """(html chips, text chips, count) for ``text`` under ``pre``; the tooltip names the vocabulary form."""
+    pt = _pretokenizer(pre)
+    ws = words(pre, text)
+    html_parts, text_parts = [], []
+    for k, w in enumerate(ws):
+        piece = readable(w, pt.byte_encode)
+        tip = f"piece {k + 1} of {len(ws)} · {len(piece)} code point(s) · vocabulary form {w!r}"
+        html_parts.append(_chip(visible(piece), tip, k))
+        text_parts.append(f"[{visible(piece)}]")
+    return "".join(html_parts), " ".join(text_parts), len(ws)
+
+
+def split_view(pre: str, text: str) -> Rendered:
+    """The pieces of ``text`` under one pre string, as chips (alternating colours, borders, visible
+    whitespace), headed by the pre string, its pre-type and the piece count."""
+    config = pre_tokenizer_config(pre)
+    chip_html, chip_text, n = _piece_chips(pre, text)
+    head = f"{pre} (pre-type {config.type}): {_count(n)}"
+    return Rendered(f"<div>{_title_html(head)}<div>{chip_html}</div></div>", f"{head}\n{chip_text}")
+
+
+def compare_splits(pres: Sequence[str], text: str) -> Rendered:
+    """The same text under several pre strings, one after the other, then the piece counts side by side."""
+    views = [split_view(p, text) for p in pres]
+    counts = ", ".join(f"{p} {len(pieces(p, text))}" for p in pres)
+    head = f"text: {visible(text)}"
+    return Rendered(f"<div>{_title_html(head)}{''.join(v.html for v in views)}{_title_html('pieces: ' + counts)}"
+                    "</div>", "\n".join([head, *(v.text for v in views), "pieces: " + counts]))
+
+
+def vocabulary_words(paths: Sequence, text: str) -> Rendered:
+    """For each GGUF file: the ``tokenizer.ggml.pre`` it names and the words its tokenizer hands to BPE
+    (:meth:`gguftok.Tokenizer.words`), in the vocabulary form (``Ġ`` for a space byte)."""
+    from pathlib import Path
+
+    from ..tokenizer import Tokenizer
+
+    lines, blocks = [], []
+    for path in paths:
+        tok = Tokenizer.from_gguf(path)
+        got = tok.words(text)
+        head = f"{Path(path).name}: tokenizer.ggml.pre = {tok.vocab.pre_config.pre!r}, {len(got)} words"
+        shown = [w if isinstance(w, str) else f"<special {w}>" for w in got]
+        lines += [head, "  " + " ".join(f"[{visible(w)}]" for w in shown)]
+        chips_html = "".join(_chip(visible(w), f"word {k + 1}", k) for k, w in enumerate(shown))
+        blocks.append(f"<div>{_title_html(head)}<div>{chips_html}</div></div>")
+    return Rendered("<div>" + "".join(blocks) + "</div>", "\n".join(lines))
+
+
+# --- which code runs for a pre string -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """One regex of a pre-type and how llama.cpp runs it."""
+
+    regex: str
+    path: str  # HAND_WRITTEN, COLLAPSED or WIDE
+    splitter: str | None  # the hand-written function's name
+
+
+def steps(pre: str) -> list[Step]:
+    """The regexes of ``pre``'s pre-type, in order, each with the path llama.cpp takes for it.
+
+    >>> [(s.path, s.splitter) for s in steps("starcoder")]
+    [('std::regex on the collapsed text', None), ('hand-written splitter', 'gpt2')]
+    """
+    out = []
+    for rx in pre_tokenizer_config(pre).regexes:
+        if rx in CUSTOM:
+            out.append(Step(rx, HAND_WRITTEN, CUSTOM[rx].__name__))
+        else:
+            out.append(Step(rx, COLLAPSED if uses_categories(rx) else WIDE, None))
+    return out
+
+
+def _short_regex(rx: str, width: int = 90) -> str:
+    s = visible(rx)
+    return s if len(s) <= width else s[: width - 1] + "…"
+
+
+def steps_view(pre: str) -> Rendered:
+    """The steps of one pre string: each regex (shortened) and the code that runs it."""
+    config = pre_tokenizer_config(pre)
+    head = (f"{pre} → pre-type {config.type} → {len(config.regexes)} regex(es), applied in order"
+            + ("" if config.byte_encode else "; words are not byte-encoded"))
+    lines, rows = [head], []
+    for k, s in enumerate(steps(pre), 1):
+        how = f"{s.path} ({s.splitter})" if s.splitter else s.path
+        lines.append(f"  {k}. {how}: {_short_regex(s.regex)}")
+        rows.append(f"<li>{html.escape(how)}: <code>{html.escape(_short_regex(s.regex))}</code></li>")
+    return Rendered(f"<div>{_title_html(head)}<ol style='margin:0'>{''.join(rows)}</ol></div>", "\n".join(lines))
+
+
+def path_census() -> Rendered:
+    """How many of the known pre strings run only hand-written splitters, only regexes, or a mix; and how
+    many distinct splitters (regex lists) they come down to."""
+    groups = {"only hand-written splitters": [], "hand-written and regex steps": [], "only regex steps": []}
+    for pre in PRE_STRINGS:
+        kinds = {s.path == HAND_WRITTEN for s in steps(pre)}
+        key = ("only hand-written splitters" if kinds == {True} else
+               "only regex steps" if kinds == {False} else "hand-written and regex steps")
+        groups[key].append(pre)
+    all_steps = [s for c in _distinct_configs() for s in steps(c.pre)]
+    by_path = {p: sum(s.path == p for s in all_steps) for p in (HAND_WRITTEN, COLLAPSED, WIDE)}
+    lines = [f"{len(PRE_STRINGS)} pre strings, {len(_distinct_configs())} distinct splitters"]
+    for key, members in groups.items():
+        lines.append(f"  {key:30s} {len(members):3d}  e.g. {', '.join(members[:4])}")
+    lines.append("steps of the distinct splitters: " + ", ".join(f"{n} {p}" for p, n in by_path.items()))
+    body = "".join(f"<tr><td style='padding:0 8px'>{html.escape(k)}</td><td style='padding:0 8px;"
+                   f"text-align:right'>{len(m)}</td><td style='padding:0 8px;font-family:monospace'>"
+                   f"{html.escape(', '.join(m[:4]))}</td></tr>" for k, m in groups.items())
+    return Rendered(f"<div>{_title_html(lines[0])}<table><tr><th>steps</th><th>pre strings</th><th>e.g.</th></tr>"
+                    f"{body}</table>{_title_html(lines[-1])}</div>", "\n".join(lines))
+
+
+def engine_view(pre: str, text: str) -> Rendered:
+    """Step by step, what each of ``pre``'s regexes is run on and the pieces after it.
+
+    A hand-written splitter reads the code points and their category flags. A regex step does not see the
+    text itself: on the collapsed path each code point becomes one character (ASCII kept, a letter the
+    marker Ⓛ, ..., every non-ASCII space ``\\v``); on the wide path the code points stay, except non-ASCII
+    spaces, which also become ``\\v``.
+    """
+    cps = [ord(c) for c in text]
+    config = pre_tokenizer_config(pre)
+    lines = [f"{pre} on {visible(text)}", f"  legend: {MARKER_LEGEND}"]
+    parts = [_title_html(lines[0]), _title_html(lines[1])]
+    for k, s in enumerate(steps(pre), 1):
+        if s.path == COLLAPSED:
+            seen = "".join(_MARKER_GLYPHS.get(c, visible(c)) for c in collapsed_text(cps))
+        elif s.path == WIDE:
+            seen = visible(wide_text(cps))
+        else:
+            seen = None
+        # the pieces after the first k steps: the same pre-type with its regex list cut short
+        prefix = PreTokenizerConfig(pre, config.type, regexes=config.regexes[:k], byte_encode=False)
+        cut = _cut(text, PreTokenizer(prefix).split_lengths(cps))
+        how = f"{s.path} ({s.splitter})" if s.splitter else s.path
+        step_lines = [f"  step {k}: {how}: {_short_regex(s.regex, 60)}"]
+        if seen is not None:
+            step_lines.append(f"    the engine sees: {seen}")
+        step_lines.append("    pieces: " + " ".join(f"[{visible(p)}]" for p in cut if p))
+        lines += step_lines
+        chips_html = "".join(_chip(visible(p), f"piece {i + 1}", i) for i, p in enumerate(q for q in cut if q))
+        seen_html = (f"<div>the engine sees: <span style='font-family:monospace;white-space:pre;border:1px solid "
+                     f"{PALETTE[7][0]};background:{PALETTE[7][1]};color:{TEXT};padding:0 3px'>"
+                     f"{html.escape(seen)}</span></div>") if seen is not None else ""
+        parts.append(f"<div style='margin-left:1em'>{_title_html(step_lines[0].strip())}{seen_html}"
+                     f"<div>{chips_html}</div></div>")
+    return Rendered(f"<div>{''.join(parts)}</div>", "\n".join(lines))
+
+
+def _cut(text: str, lengths: list[int]) -> list[str]:
+    out, start = [], 0
+    for n in lengths:
+        out.append(text[start:start + n])
+        start += n
+    return out
+
+
+# --- whitespace -----------------------------------------------------------------------------------------
+
+
+def whitespace_table() -> Rendered:
+    """Every code point that llama.cpp or Python calls whitespace: its name, whether llama.cpp's ``\\s``
+    matches it (its 25-point White_Space set), whether Python's ``str.isspace`` (and so the standard ``re``
+    module's ``\\s``) and the third-party ``regex`` module's ``\\s`` do, and what llama.cpp's regex engine is
+    given in its place."""
+    import regex
+
+    space = regex.compile(r"\s")
+    cps = sorted(WHITESPACE_SET | {c for c in range(0x110000) if chr(c).isspace()})
+    head = f"{'code':7s} {'name':25s} {'llama.cpp':9s} {'isspace/re':10s} {'regex':5s}  regex engine sees"
+    rows, lines = [], [head]
+    for cp in cps:
+        name = unicodedata.name(chr(cp), None) or _CONTROL_NAMES.get(cp, "<control>")
+        ours, py, rx = cp in WHITESPACE_SET, chr(cp).isspace(), bool(space.match(chr(cp)))
+        seen = _engine_sees(cp)
+        yes = {True: "yes", False: "NO"}
+        lines.append(f"U+{cp:04X}  {name[:25]:25s} {yes[ours]:9s} {yes[py]:10s} {yes[rx]:5s}  {seen}")
+        cells = []
+        for flag in (ours, py, rx):
+            border, fill = PALETTE[2 if flag else 5]
+            cells.append(f"<td style='padding:0 6px'><span style='border:1px solid {border};background:{fill};"
+                         f"color:{TEXT};padding:0 3px'>{yes[flag]}</span></td>")
+        rows.append(f"<tr><td style='padding:0 6px;font-family:monospace'>U+{cp:04X}</td>"
+                    f"<td style='padding:0 6px'>{html.escape(name)}</td>{''.join(cells)}"
+                    f"<td style='padding:0 6px;font-family:monospace'>{html.escape(seen)}</td></tr>")
+    summary = (f"{len(WHITESPACE_SET)} code points are whitespace for llama.cpp, "
+               f"{sum(chr(c).isspace() for c in cps)} for str.isspace; they disagree on "
+               + ", ".join(f"U+{c:04X}" for c in cps if (c in WHITESPACE_SET) != chr(c).isspace()))
+    lines.append(summary)
+    table = ("<table><tr><th>code</th><th>name</th><th>llama.cpp \\s</th><th>str.isspace, re \\s</th>"
+             "<th>regex \\s</th><th>regex engine sees</th></tr>" + "".join(rows) + "</table>")
+    return Rendered(f"<div>{table}{_title_html(summary)}</div>", "\n".join(lines))
+
+
+def _engine_sees(cp: int) -> str:
+    """What llama.cpp's std::regex is given for one code point (its collapsed form), in words."""
+    seen = collapsed_text([cp])
+    if cp < 0x80:
+        return f"itself, {visible(seen)}" + ("" if seen in _STD_SPACE else ", which \\s does not match")
+    if seen == "\x0b":
+        return "\\v (␋), which \\s matches"
+    return f"the marker {_MARKER_GLYPHS.get(seen, visible(seen))}"
+
+
+_STD_SPACE = frozenset(" \t\n\v\f\r")  # std::regex's \s in the classic locale (C isspace)
+_CONTROL_NAMES = {0x09: "CHARACTER TABULATION", 0x0A: "LINE FEED", 0x0B: "LINE TABULATION", 0x0C: "FORM FEED",
+                  0x0D: "CARRIAGE RETURN", 0x1C: "FILE SEPARATOR", 0x1D: "GROUP SEPARATOR",
+                  0x1E: "RECORD SEPARATOR", 0x1F: "UNIT SEPARATOR", 0x85: "NEXT LINE"}
+
+
+def whitespace_splits(pres: Sequence[str], texts: Sequence[str]) -> Rendered:
+    """Each text under each pre string, next to Python's ``str.split()`` (which splits on ``str.isspace``)."""
+    lines, blocks = [], []
+    for text in texts:
+        head = f"{visible(text)}   (str.split() gives {len(text.split())} part(s))"
+        lines.append(head)
+        inner = [_title_html(head)]
+        for pre in pres:
+            chip_html, chip_text, n = _piece_chips(pre, text)
+            lines.append(f"  {pre:12s} {_count(n)}: {chip_text}")
+            inner.append(f"<div style='margin-left:1em'>{html.escape(pre)}, {_count(n)}: {chip_html}</div>")
+        blocks.append("<div>" + "".join(inner) + "</div>")
+    return Rendered("<div>" + "".join(blocks) + "</div>", "\n".join(lines))
+
+
+# --- piece counts across all pre-tokenizers -------------------------------------------------------------
+
+
+def _key(c: PreTokenizerConfig) -> tuple:
+    return c.regexes, c.byte_encode
+
+
+@lru_cache(maxsize=1)
+def _distinct_configs() -> tuple[PreTokenizerConfig, ...]:
+    """One configuration per distinct (regex list, byte encoding), labelled by its first pre string."""
+    seen: dict[tuple, PreTokenizerConfig] = {}
+    for pre in PRE_STRINGS:
+        c = pre_tokenizer_config(pre)
+        seen.setdefault(_key(c), c)
+    return tuple(seen.values())
+
+
+_PREFERRED_LABELS = ("gpt-2", "llama-bpe", "qwen2", "starcoder", "gemma4", "bloom", "gpt-4o", "deepseek-v3")
+
+
+@dataclass(frozen=True)
+class CountRow:
+    """The piece counts of one distinct splitter: a label, every pre string that selects it, the counts."""
+
+    label: str
+    pres: tuple[str, ...]
+    counts: dict[str, int]
+
+
+def piece_counts(texts: Mapping[str, str] | None = None) -> list[CountRow]:
+    """For every distinct splitter among the known pre strings, the number of pieces of each text; the
+    rows are ordered from most pieces to fewest (ties by label)."""
+    texts = SAMPLE_TEXTS if texts is None else texts
+    rows = []
+    for config in _distinct_configs():
+        members = tuple(p for p in PRE_STRINGS if _key(pre_tokenizer_config(p)) == _key(config))
+        label = next((p for p in _PREFERRED_LABELS if p in members), members[0])
+        rows.append(CountRow(label, members, {name: len(pieces(label, t)) for name, t in texts.items()}))
+    rows.sort(key=lambda r: (-sum(r.counts.values()), r.label))
+    return rows
+
+
+def piece_count_table(rows: Sequence[CountRow]) -> Rendered:
+    """:func:`piece_counts` as a table: one line per splitter, one column per text, then the pre strings."""
+    names = list(rows[0].counts) if rows else []
+    width = max([len(r.label) for r in rows] + [8])
+    head = f"{'splitter':{width}s} " + " ".join(f"{n[:14]:>14s}" for n in names) + "  pre strings"
+    lines = [head]
+    body = []
+    for r in rows:
+        others = f"{len(r.pres)}: " + ", ".join(r.pres[:3]) + (" ..." if len(r.pres) > 3 else "")
+        lines.append(f"{r.label:{width}s} " + " ".join(f"{r.counts[n]:>14d}" for n in names) + f"  {others}")
+        body.append(f"<tr><td style='padding:0 6px;font-family:monospace'>{html.escape(r.label)}</td>"
+                    + "".join(f"<td style='padding:0 6px;text-align:right'>{r.counts[n]}</td>" for n in names)
+                    + f"<td style='padding:0 6px;font-family:monospace'>{html.escape(others)}</td></tr>")
+    th = "".join(f"<th>{html.escape(n)}</th>" for n in names)
+    return Rendered(f"<table><tr><th>splitter</th>{th}<th>pre strings</th></tr>{''.join(body)}</table>",
+                    "\n".join(lines))
+
+
+_PANEL_COLOURS = [0, 1, 2, 4, 5, 6]  # Okabe-Ito entries with enough contrast on white
+
+
+def piece_count_chart(rows: Sequence[CountRow]):
+    """Small multiples: one panel per text (titled, so colour is not the cue), one horizontal bar per distinct
+    splitter with its count printed at the bar's end, the lesson's three splitters in bold."""
+    import matplotlib.pyplot as plt
+
+    names = list(rows[0].counts)
+    labels = [f"{r.label} (+{len(r.pres) - 1})" if len(r.pres) > 1 else r.label for r in rows]
+    fig, axes = plt.subplots(1, len(names), figsize=(2.5 * len(names) + 1.6, 0.22 * len(rows) + 1.3), sharey=True,
+                             dpi=80)
+    axes = list(axes) if len(names) > 1 else [axes]
+    y = range(len(rows))
+    for k, (ax, name) in enumerate(zip(axes, names, strict=True)):
+        border, fill = PALETTE[_PANEL_COLOURS[k % len(_PANEL_COLOURS)]]
+        values = [r.counts[name] for r in rows]
+        ax.barh(y, values, color=fill, edgecolor=border, linewidth=1)
+        for yy, v in zip(y, values, strict=True):
+            ax.text(v, yy, f" {v}", va="center", fontsize=7)
+        ax.set_title(name, fontsize=9)
+        ax.set_xlim(0, max(values) * 1.25 + 1)
+        ax.grid(axis="x", alpha=0.3)
+        ax.set_xlabel("pieces", fontsize=8)
+    axes[0].set_yticks(list(y), labels, fontsize=7)
+    for tick, r in zip(axes[0].get_yticklabels(), rows, strict=True):
+        if r.label in ("gpt-2", "llama-bpe", "qwen2"):
+            tick.set_fontweight("bold")
+    axes[0].invert_yaxis()
+    fig.tight_layout()
+    return fig
+
+
+# --- the explorer ---------------------------------------------------------------------------------------
+
+
+def explorer_view(pre: str, text: str) -> Rendered:
+    """What the explorer shows: the pieces, then the steps that made them."""
+    a, b = split_view(pre, text), steps_view(pre)
+    return Rendered(f"<div>{a.html}{b.html}</div>", f"{a.text}\n{b.text}")
+
+
+def pre_options() -> list[tuple[str, str]]:
+    """Drop-down entries: ``("qwen2 · QWEN2", "qwen2")`` for each known pre string, sorted by name."""
+    return [(f"{p} · {PRE_STRINGS[p]['type']}", p) for p in sorted(PRE_STRINGS)]
+
+
+def pretokenizer_explorer(text: str = LESSON_LINE, pre: str = "qwen2"):
+    """A text box and a choice of the 91 pre strings over :func:`explorer_view`."""
+    import ipywidgets as W
+
+    box = W.Textarea(value=text, description="text", layout=W.Layout(width="95%", height="5em"))
+    choice = W.Dropdown(options=pre_options(), value=pre, description="pre")
+    out = W.HTML()
+
+    def update(*_):
+        out.value = explorer_view(choice.value, box.value).html
+
+    box.observe(update, names="value")
+    choice.observe(update, names="value")
+    update()
+    return W.VBox([choice, box, out])
+

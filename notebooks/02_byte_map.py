@@ -1,0 +1,243 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 02 · Why a byte-level vocabulary writes a space as `Ġ`
+#
+# Byte-level BPE never looks at characters: it cuts and merges **bytes**, the UTF-8 encoding of the text.
+# That is what lets it handle any language and any emoji with a fixed alphabet of 256 symbols. But a GGUF
+# file keeps each token as a *string* in `tokenizer.ggml.tokens`, and many bytes make poor string
+# characters: the space and the newline are invisible, byte 0 ends C strings, and the bytes 0x80..0xFF are
+# not characters at all on their own in UTF-8.
+#
+# GPT-2 solved this with a fixed table that gives each of the 256 bytes one **visible** character. Every
+# byte-level vocabulary (GPT-2, Llama 3, Qwen2, StarCoder, ...) stores its tokens through that table. This
+# notebook shows the table, then uses it to read five real Qwen2 tokens, and ends with the case that
+# trips up every first tokenizer: a character whose bytes are spread over several tokens.
+#
+# `gguftok.bytemap` holds the table (`BYTE_TO_CHAR`, and its inverse `CHAR_TO_BYTE`) and the two directions,
+# `bytes_to_text` and `text_to_bytes`.
+
+# %%
+from gguftok import Tokenizer
+from gguftok.bytemap import BYTE_TO_CHAR, bytes_to_text, text_to_bytes
+from gguftok.data import vocab_dir
+from gguftok.viz.bytemap_view import (
+    SELF_MAPPED,
+    SHIFTED,
+    byte_grid,
+    split_character_view,
+    text_bytes_view,
+    vocab_entries_view,
+    vocab_roundtrip,
+)
+
+qwen2 = Tokenizer.from_gguf(vocab_dir() / "ggml-vocab-qwen2.gguf")
+
+# %% [markdown]
+# ## The rule
+#
+# The table is built in two passes over the byte values.
+#
+# 1. Bytes that already look like themselves keep their own character: the printable ASCII range `!`..`~`
+#    (0x21..0x7E) and the printable Latin-1 ranges `¡`..`¬` (0xA1..0xAC) and `®`..`ÿ` (0xAE..0xFF).
+# 2. Every other byte, taken in increasing order, gets the next free character from U+0100 on: the first
+#    gets U+0100 (`Ā`), the second U+0101 (`ā`), and so on.
+#
+# That gives two groups, and their sizes:
+
+# %%
+print(len(SELF_MAPPED), "bytes keep their own character,", len(SHIFTED), "are moved")
+
+# %% [markdown]
+# The moved group is exactly the bytes that are invisible or awkward in text: the 32 control bytes
+# 0x00..0x1F, the space 0x20, DEL 0x7F, the 32 C1 controls 0x80..0x9F, the no-break space 0xA0 and the soft
+# hyphen 0xAD (32 + 1 + 1 + 32 + 1 + 1 = 68). The first 33 of them are moved by exactly 256, so the space
+# (byte 32) becomes U+0120 `Ġ`, the newline (byte 10) U+010A `Ċ` and the tab (byte 9) U+0109 `ĉ`:
+
+# %%
+for name, b in [("space", 0x20), ("newline", 0x0A), ("tab", 0x09)]:
+    print(f"{name:8s} byte {b:3d} -> {BYTE_TO_CHAR[b]}  U+{ord(BYTE_TO_CHAR[b]):04X}")
+
+# %% [markdown]
+# ## All 256 bytes at once
+#
+# Each cell is one byte: its value in hex on top (row = first hex digit, column = second), the character
+# the vocabulary writes it with in the middle, and a label at the bottom. Solid boxes labelled `=` keep
+# their own character. Dashed, hatched boxes labelled `↑` were moved, and the label says what the byte
+# really is: `␣` space, `↵` newline, `→` tab, `␀`..`␟` other control bytes, `␡` DEL, `C1` a C1 control,
+# `⍽` no-break space, `SHY` soft hyphen. Hover over a cell for its code point. The plain-text form marks
+# moved bytes with brackets.
+
+# %%
+byte_grid()
+
+# %% [markdown]
+# Reading the rows: rows `0_` and `1_` are all moved (control bytes), row `2_` starts with the moved space,
+# rows `3_` to `7_` are ASCII and keep themselves except DEL at `7f`, rows `8_` and `9_` are all moved, and
+# from `a0` on only the no-break space and the soft hyphen move.
+#
+# The upper half (0x80..0xFF) deserves a second look. In UTF-8 these bytes never stand alone: they are
+# the lead and continuation bytes of multi-byte characters. `ä` in a vocabulary string does not mean the
+# letter ä. It only means byte 0xE4, and the table borrows Latin-1's picture of it.
+#
+# The picture below plots the same table as byte value against code point. Kept bytes sit on the diagonal;
+# moved bytes are stacked just above U+00FF in byte order, in four runs that match the four gaps in the
+# diagonal.
+
+# %% tags=["nbval-ignore-output"]
+from gguftok.viz.bytemap_view import byte_map_figure  # noqa: E402
+
+byte_map_figure();
+
+# %% [markdown]
+# ## Both directions
+#
+# A tokenizer uses the table twice. Before looking a piece of text up, it turns the text's UTF-8 bytes
+# into table characters (`bytes_to_text`); that string is what `tokenizer.ggml.tokens` contains. When
+# decoding, it turns a token's stored string back into bytes (`text_to_bytes`). The lesson's two
+# encodings, with the Qwen2 id that the first string finds:
+
+# %%
+world, tab = bytes_to_text(" world".encode("utf-8")), bytes_to_text(b"\t")
+print(repr(world), "-> id", qwen2.token_id(world), "|", repr(tab))
+
+# %% [markdown]
+# ## Five real Qwen2 tokens
+#
+# The lesson decodes five entries of the Qwen2 vocabulary (`ggml-vocab-qwen2.gguf`). The view takes only
+# each id's stored string from the file and turns it into bytes with the table alone; the last column
+# counts how many of those bytes needed a moved character. The ids, strings and bytes below are computed
+# here and are the same as the lesson's; only the display differs (the space and the newline are drawn
+# as `␣` and `↵` instead of a leading blank and `\n`).
+
+# %%
+LESSON_IDS = [1879, 198, 90316, 99489, 9707]
+vocab_entries_view(qwen2, LESSON_IDS)
+
+# %% [markdown]
+# What each line says:
+#
+# - `Ġworld` is a space and five ASCII letters; only the space had to move.
+# - `Ċ` is the newline, alone.
+# - `ĠðŁĺĢ` is a space plus the four UTF-8 bytes of 😀 (f0 9f 98 80). Three of the emoji's bytes are in
+#   0x80..0x9F and moved; f0 kept its Latin-1 picture `ð`. Qwen2 spends a single token on "space + 😀".
+# - `ä¸ĸçķĮ` is the six bytes of 世界. It looks like Latin-1 noise because every byte became one character.
+# - `Hello` is ASCII and needs no moved character at all.
+#
+# Does the table alone really decode a token the way llama.cpp does? For these five ids, compare with
+# `token_to_piece` (our port of `llama_token_to_piece`); then do the same for every token of type normal
+# in the vocabulary. (One of Qwen2's "normal" tokens, `</s>` id 128247, is promoted by llama.cpp to an
+# end-of-generation control token that prints nothing by default; the check asks for special tokens'
+# text so that it compares the stored bytes. Notebook 07 explains that promotion.)
+
+# %%
+print([qwen2.token_to_piece(i) == text_to_bytes(qwen2.token_text(i)) for i in LESSON_IDS])
+print("normal tokens checked, and agreeing:", vocab_roundtrip(qwen2))
+
+# %% [markdown]
+# And the full tokenizer finds the lesson's ids from plain text (no BOS: Qwen2 does not add one):
+
+# %%
+qwen2.encode("Hello world")
+
+# %% [markdown]
+# ## A character cut in two
+#
+# A byte-level vocabulary is free to cut *inside* a character. The lesson decodes the string `ðŁ` on its
+# own: two table characters, bytes f0 9f, the first half of a four-byte emoji. Those two bytes are not
+# valid UTF-8, so a decoder that must produce text right away can only emit the replacement character
+# U+FFFD. This is not a made-up string: `ðŁ` is a real Qwen2 token.
+
+# %%
+half = text_to_bytes("ðŁ")
+print(half.hex(" "), ascii(half.decode("utf-8", errors="replace")), "id", qwen2.token_id("ðŁ"))
+
+# %% [markdown]
+# `ascii()` spells U+FFFD as `\ufffd`: that is the garbage a generation loop prints if it decodes token by
+# token. Qwen2 has no single token for 🫠 (U+1FAE0, "melting face"), so its four bytes f0 9f ab a0 land in
+# three tokens, the first of which is that very `ðŁ`. The chips keep the three tokens in one dashed frame
+# because only together do they make a character. Below them, `Tokenizer.decode_stream` decodes token by
+# token the right way: it prints nothing while it holds an unfinished character, and the whole emoji as
+# soon as the last byte arrives. No U+FFFD appears anywhere.
+
+# %%
+split_character_view(qwen2, "🫠 melts")
+
+# %% [markdown]
+# The same happens with a leading space: `Ġ` and the emoji's first two bytes can share one token, and
+# the stream prints the space at once but holds the two bytes.
+
+# %%
+split_character_view(qwen2, "I 🦙 you")
+
+# %% [markdown]
+# ## Try it
+#
+# Type any text: each character's code point and UTF-8 bytes, the table characters for those bytes
+# (dashed and hatched when moved), then the Qwen2 ids with each token's stored string, and the tokens
+# decoded (a character split over tokens shown as one group). Write `\n` for a newline and `\t` for a
+# tab, since a text box cannot hold them.
+
+# %% tags=["nbval-ignore-output"]
+from gguftok.viz.bytemap_view import byte_inspector  # noqa: E402
+
+byte_inspector(qwen2)
+
+# %% [markdown]
+# The same view with a fixed text (this is what the tests check):
+
+# %%
+text_bytes_view(qwen2, "Hi 😀\n世界\t")
+
+# %% [markdown]
+# ## Which bytes a real vocabulary uses
+#
+# The moved characters are not only about whitespace. For each byte value, the figure below counts the
+# Qwen2 tokens of type normal whose bytes contain it (log scale; moved bytes hatched). Three things stand
+# out, and the printed counts give their exact values:
+#
+# - The space is in about a third of all tokens, because most word tokens start with one.
+# - The shaded block 0x80..0xBF holds the UTF-8 continuation bytes, which every non-ASCII character
+#   carries. A good half of it (0x80..0xA0) is moved, which is why Chinese, Cyrillic or emoji tokens are
+#   full of `Ģ`..`ł`.
+# - Some bytes are in exactly one token, their own single-byte token: 0xC0, 0xC1 and 0xF5..0xFF can never
+#   occur in valid UTF-8, and the digits 0x30..0x39 never merge with anything, because Qwen2's
+#   pre-tokenizer cuts every digit off on its own (notebook 04).
+
+# %%
+from gguftok.viz.bytemap_view import byte_usage  # noqa: E402
+
+usage = byte_usage(qwen2)
+print({f"0x{b:02x}": usage[b] for b in (0x20, 0x0A, 0x09, 0x80, 0x30, 0xC0, 0xF5, 0xFF)})
+
+# %% tags=["nbval-ignore-output"]
+from gguftok.viz.bytemap_view import byte_usage_figure  # noqa: E402
+
+byte_usage_figure(usage);
+
+# %% [markdown]
+# ## What you can now explain
+#
+# - Why byte-level BPE needs a byte-to-character table at all: tokens are bytes, but GGUF stores strings.
+# - The rule: 188 bytes (printable ASCII and Latin-1) keep their character, the other 68 move to U+0100..U+0143
+#   in byte order, so space is `Ġ` (U+0120), newline `Ċ` (U+010A), tab `ĉ` (U+0109).
+# - Why `ä¸ĸçķĮ` is 世界: each character of a stored token is one byte, and the bytes, not the characters,
+#   carry the meaning.
+# - That the table alone decodes every normal token of Qwen2 exactly as llama.cpp does, and that
+#   encoding looks up `bytes_to_text(...)` strings (`Ġworld` is id 1879).
+# - Why a token may hold half a character (`ðŁ` is bytes f0 9f), and why decoding must therefore collect
+#   bytes across tokens before it makes text: a streamed decoder holds incomplete bytes instead of
+#   printing U+FFFD (notebook 08 builds one).

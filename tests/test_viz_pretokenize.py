@@ -1,0 +1,207 @@
+"""The pre-tokenizer views: pieces that re-join to the input, counts that agree with an independent regex
+engine on the lesson's line, escaped text, visible whitespace, inline styles only."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import regex
+
+from gguftok.pretokenize import PRE_STRINGS, PreTokenizer, pre_tokenizer_config
+from gguftok.pretokenize.unicode import WHITESPACE_SET
+from gguftok.viz.pretokenize_view import (
+    COLLAPSED,
+    HAND_WRITTEN,
+    LESSON_LINE,
+    SAMPLE_TEXTS,
+    WIDE,
+    compare_splits,
+    engine_view,
+    explorer_view,
+    path_census,
+    piece_count_table,
+    piece_counts,
+    pieces,
+    pre_options,
+    split_view,
+    steps,
+    steps_view,
+    visible,
+    vocabulary_words,
+    whitespace_splits,
+    whitespace_table,
+)
+
+# The lesson's three "adapted" patterns, run here by the third-party regex module with Unicode classes:
+# an engine independent of llama.cpp's hand-written loops (and of our ports of them).
+_CONTRACTIONS = "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])"
+LESSON_PATTERNS = {
+    "qwen2": _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    "llama-bpe": _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
+                                 r"|\s+(?!\S)|\s+",
+    "gpt-2": r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)",
+}
+TEXTS = [LESSON_LINE, *SAMPLE_TEXTS.values(), "", " ", "a\u3000\u3000b\x1c\x1cc\u00a0 12345678 ½\n\n\t x",
+         "<b>&amp;</b> 'S 'll \r\n\r\n  end  "]
+
+
+def independent_split(pattern: str, text: str) -> list[str]:
+    """Matches plus the gaps between them, as llama.cpp keeps them (the lesson's Java split)."""
+    out, at = [], 0
+    for m in regex.finditer(pattern, text):
+        if m.start() > at:
+            out.append(text[at:m.start()])
+        out.append(m.group())
+        at = m.end()
+    if at < len(text):
+        out.append(text[at:])
+    return out
+
+
+def assert_sanitizer_safe(html: str) -> None:
+    assert "<style" not in html and "class=" not in html and "<script" not in html
+    for style in re.findall(r'style="([^"]*)"', html) + re.findall(r"style='([^']*)'", html):
+        if "background" in style:  # a coloured box sets its own text colour and a border
+            assert "color:#" in style and "border" in style
+
+
+def test_lesson_counts_are_18_14_12_and_an_independent_engine_agrees():
+    for pre, expected in (("qwen2", 18), ("llama-bpe", 14), ("gpt-2", 12)):
+        ours = pieces(pre, LESSON_LINE)
+        assert len(ours) == expected
+        assert ours == independent_split(LESSON_PATTERNS[pre], LESSON_LINE)
+    assert compare_splits(["qwen2", "llama-bpe", "gpt-2"], LESSON_LINE).text.endswith(
+        "pieces: qwen2 18, llama-bpe 14, gpt-2 12")
+
+
+@pytest.mark.parametrize("pre", sorted(PRE_STRINGS))
+def test_pieces_rejoin_to_the_input_for_every_pre_string(pre):
+    pt = PreTokenizer(pre_tokenizer_config(pre))
+    for text in TEXTS:
+        got = pieces(pre, text)
+        assert "".join(got) == text
+        assert all(got)
+        lengths = pt.split_lengths([ord(c) for c in text]) if text else []
+        assert len(got) == sum(1 for n in lengths if n)  # the count is the non-empty words
+        assert f": {len(got)} piece" in split_view(pre, text).text
+
+
+def test_piece_counts_cover_every_pre_string_once():
+    rows = piece_counts()
+    members = [p for r in rows for p in r.pres]
+    assert sorted(members) == sorted(PRE_STRINGS) and len(rows) == 31
+    for r in rows:
+        for name, text in SAMPLE_TEXTS.items():
+            assert all(len(pieces(p, text)) == r.counts[name] for p in r.pres)
+    table = piece_count_table(rows)
+    assert table.text.count("\n") == len(rows)
+    assert_sanitizer_safe(table.html)
+
+
+def test_text_is_escaped():
+    view = split_view("gpt-2", "<script>alert('x')</script> & \"q\"")
+    assert "<script" not in view.html and "</script" not in view.html
+    assert ">&lt;</span>" in view.html and ">␣&amp;</span>" in view.html and ">&quot;</span>" in view.html
+    for v in (view, explorer_view("qwen2", "<i>"), compare_splits(["gpt-2"], "<i>"),
+              whitespace_splits(["gpt-2"], ["<i>"]), engine_view("deepseek-coder", "<i> ½")):
+        assert "<i>" not in v.html
+        assert_sanitizer_safe(v.html)
+
+
+def test_whitespace_is_visible():
+    assert visible(" \t\n\r\u00a0\u3000") == "␣→↵␍⍽□"
+    assert visible("a\u2003b\u2028c\u200bd\x1c") == "a‹U+2003›b‹U+2028›c‹U+200B›d\\x1c"
+    for cp in WHITESPACE_SET:  # nothing in llama.cpp's whitespace set is drawn as itself
+        assert visible(chr(cp)) != chr(cp)
+    view = split_view("qwen2", "a  b\n\n")
+    assert view.text.splitlines()[1] == "[a] [␣] [␣b] [↵↵]"
+    assert " " not in view.text.splitlines()[1].replace("] [", "][")
+
+
+def test_whitespace_table_says_25_and_names_the_four_separators():
+    view = whitespace_table()
+    lines = view.text.splitlines()
+    rows = {}
+    for line in lines:
+        m = re.match(r"U\+([0-9A-F]{4}) .*? (yes|NO) +(yes|NO) +(yes|NO) +(.*)$", line)
+        if m:
+            rows[int(m[1], 16)] = (m[2] == "yes", m[3] == "yes", m[4] == "yes", m[5])
+    assert len(rows) == 29
+    assert {cp for cp, r in rows.items() if r[0]} == set(WHITESPACE_SET)
+    assert {cp for cp, r in rows.items() if r[1]} == {cp for cp in range(0x110000) if chr(cp).isspace()}
+    assert [cp for cp, r in rows.items() if r[0] != r[1]] == [0x1C, 0x1D, 0x1E, 0x1F]
+    assert all(re.match(r"\s", chr(cp)) for cp, r in rows.items() if r[1])  # re's \s is str.isspace
+    assert rows[0x3000][3] == rows[0xA0][3] == "\\v (␋), which \\s matches"
+    assert lines[-1].endswith("disagree on U+001C, U+001D, U+001E, U+001F")
+    assert_sanitizer_safe(view.html)
+
+
+def test_ideographic_space_is_a_space_and_file_separator_is_not():
+    assert pieces("llama-bpe", "x\u3000\u3000y") == ["x", "\u3000", "\u3000y"]
+    assert pieces("llama-bpe", "x\x1c\x1cy") == ["x", "\x1c\x1c", "y"]  # split like punctuation
+    assert pieces("bloom", "x\u3000y") == ["x", "\u3000", "y"]  # the wregex path: U+3000 reaches \s as \v
+    assert pieces("bloom", "x\x1cy") == ["x\x1cy"]
+
+
+def test_steps_name_the_path_llama_cpp_takes():
+    assert [(s.path, s.splitter) for s in steps("qwen2")] == [(HAND_WRITTEN, "qwen2")]
+    assert [s.path for s in steps("starcoder")] == [COLLAPSED, HAND_WRITTEN]
+    assert [s.path for s in steps("bloom")] == [WIDE]
+    assert "hand-written splitter (gpt2)" in steps_view("gpt-2").text
+    census = path_census()
+    assert census.text.startswith("91 pre strings, 31 distinct splitters")
+    counts = [int(n) for n in re.findall(r"\s(\d+)\s+e\.g\.", census.text)]
+    assert len(counts) == 3 and sum(counts) == 91
+    assert_sanitizer_safe(census.html)
+
+
+def test_engine_view_shows_the_collapsed_text():
+    view = engine_view("deepseek-coder", "Ünï\u3000x½")
+    assert "the engine sees: ⓁnⓁ␋xⓃ" in view.text
+    assert "[Ünï] [□x] [½]" in view.text  # \s? took the ideographic space as it would an ASCII one
+    assert_sanitizer_safe(view.html)
+
+
+def test_vocabulary_files_give_the_same_words(vocab_path):
+    view = vocabulary_words([vocab_path("qwen2"), vocab_path("gpt-2")], LESSON_LINE)
+    assert "ggml-vocab-qwen2.gguf: tokenizer.ggml.pre = 'qwen2', 18 words" in view.text
+    assert "ggml-vocab-gpt-2.gguf: tokenizer.ggml.pre = 'gpt-2', 12 words" in view.text
+    assert "[Ġpay]" in view.text
+    assert_sanitizer_safe(view.html)
+
+
+def test_drop_down_offers_every_pre_string():
+    options = pre_options()
+    assert len(options) == 91 and [v for _, v in options] == sorted(PRE_STRINGS)
+
+
+def test_explorer_widget_follows_its_controls():
+    pytest.importorskip("ipywidgets")
+    from gguftok.viz.pretokenize_view import pretokenizer_explorer
+
+    box = pretokenizer_explorer("a 12345", "llama-bpe")
+    choice, text, out = box.children
+    assert out.value == explorer_view("llama-bpe", "a 12345").html
+    choice.value = "qwen2"
+    assert out.value == explorer_view("qwen2", "a 12345").html
+    text.value = "x"
+    assert out.value == explorer_view("qwen2", "x").html
+
+
+def test_chart_has_one_bar_per_splitter_and_text():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from gguftok.viz.pretokenize_view import piece_count_chart
+
+    rows = piece_counts()
+    fig = piece_count_chart(rows)
+    try:
+        assert len(fig.axes) == len(SAMPLE_TEXTS)
+        assert all(len(ax.patches) == len(rows) for ax in fig.axes)
+    finally:
+        plt.close(fig)
