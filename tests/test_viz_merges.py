@@ -9,7 +9,7 @@ import pytest
 
 from gguftok import Tokenizer, read_metadata
 from gguftok.bytemap import BYTE_TO_CHAR
-from gguftok.models.bpe import merge_ranks
+from gguftok.models.bpe import merge_ranks, split_merge
 from gguftok.viz.merges_view import (
     MergeIndex,
     first_merges,
@@ -18,7 +18,6 @@ from gguftok.viz.merges_view import (
     parse_merge_lines,
     rank_lookup,
     rank_lookups,
-    split_merge,
 )
 
 

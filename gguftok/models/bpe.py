@@ -24,6 +24,17 @@ from dataclasses import dataclass, field
 from ..errors import EncodeError
 
 
+def split_merge(line: str) -> tuple[str, str] | None:
+    """The two sides of a merge line, split where llama.cpp splits it: at the first space at index 1 or
+    later (``word.find(' ', 1)``); ``None`` when there is no such space.
+
+    >>> split_merge("Ġ t"), split_merge("  x"), split_merge("a b c"), split_merge("ab")
+    (('Ġ', 't'), (' ', 'x'), ('a', 'b c'), None)
+    """
+    pos = line.find(" ", 1)
+    return None if pos < 0 else (line[:pos], line[pos + 1:])
+
+
 def merge_ranks(merges: Sequence[str]) -> dict[str, int]:
     """``"left right"`` -> rank, as llama.cpp parses ``tokenizer.ggml.merges``.
 
@@ -34,8 +45,7 @@ def merge_ranks(merges: Sequence[str]) -> dict[str, int]:
     """
     ranks: dict[str, int] = {}
     for rank, m in enumerate(merges):
-        key = m if m.find(" ", 1) >= 0 else " "
-        ranks.setdefault(key, rank)
+        ranks.setdefault(m if split_merge(m) else " ", rank)
     return ranks
 
 

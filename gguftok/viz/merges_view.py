@@ -19,21 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..bytemap import BYTE_TO_CHAR, bytes_to_text, text_to_bytes
-from ..models.bpe import merge_ranks
+from ..models.bpe import merge_ranks, split_merge
 from .render import PALETTE, TEXT, Rendered, _chip, escape_visible
 
 _NORMAL = 1  # GGUF token type "normal"
-
-
-def split_merge(line: str) -> tuple[str, str] | None:
-    """The two sides of a merge line, split where llama.cpp splits it: at the first space at index 1 or
-    later (``word.find(' ', 1)``); ``None`` when there is no such space.
-
-    >>> split_merge("Ġ t"), split_merge("  x"), split_merge("a b c"), split_merge("ab")
-    (('Ġ', 't'), (' ', 'x'), ('a', 'b c'), None)
-    """
-    pos = line.find(" ", 1)
-    return None if pos < 0 else (line[:pos], line[pos + 1:])
 
 
 def as_text(vocab_text: str) -> str:
