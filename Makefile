@@ -60,6 +60,7 @@ test-oracle: setup oracle
 bench: setup
 	$(PY) bench/bench_metadata.py
 	$(PY) bench/bench_encode.py
+	$(PY) bench/bench_views.py
 
 # Regenerate the lessons' synthetic vocabularies in data/synthetic/ (a test checks they are current).
 synthetic: $(STAMP)
