@@ -82,7 +82,8 @@ class Oracle:
         if self.python is None:
             raise OracleUnavailable(why_unavailable())
         self.proc: subprocess.Popen[bytes] | None = None
-        self.crashes = 0
+        self.crashes = 0  # calls on which llama.cpp crashed
+        self.deaths = 0  # crashes that took the worker (and its loaded vocabulary) down with them
         self.info: dict | None = None
 
     # ---------------------------------------------------------------------------------------- process
@@ -107,6 +108,7 @@ class Oracle:
         tail = self._stderr.read()[-4000:].decode("utf-8", "replace")
         self._stderr.close()
         self.crashes += 1
+        self.deaths += 1
         if reason is None:
             reason = signal.Signals(-code).name if code < 0 else f"exit {code}"
         return Crash(reason, tail)
@@ -156,7 +158,7 @@ class Oracle:
             raw.decode("utf-8")
             # very long words can overflow std::regex's recursion; and once this vocabulary has crashed the
             # worker a few times (pre "whitespace" with a gpt2 model aborts on any space), isolate every call
-            risky = len(raw) > 20_000 or self.crashes >= 3
+            risky = len(raw) > 20_000 or self.deaths >= 3
         except UnicodeDecodeError:
             risky = True  # llama.cpp aborts on some invalid UTF-8: run it in a forked child
         r = self._send({"op": "tokenize", "text": base64.b64encode(raw).decode(), "isolate": risky,
