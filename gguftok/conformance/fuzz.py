@@ -181,9 +181,9 @@ def main(argv: list[str] | None = None) -> int:
         for pre in pres:
             reports.append(fuzz_vocab(name, args.n, args.seconds, seed, pre))
             print(reports[-1].line(), flush=True)
-    print()
-    for r in reports:
-        print(r.line())
+    if len(reports) > 1:
+        total = sum(len(r.mismatches) for r in reports)
+        print(f"\n{len(reports)} runs, {sum(r.inputs for r in reports):,} inputs, {total} mismatches")
     return 1 if any(r.mismatches for r in reports) else 0
 
 
