@@ -244,6 +244,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:  # the reader went away (``gguftok info x | head``): stop quietly, as Unix tools do
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except UsageError as e:
         if args.debug:
             raise
@@ -252,8 +257,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             raise
         print(f"gguftok: error: {e}", file=sys.stderr)
-        return 1
-    except BrokenPipeError:
         return 1
     return 0
 
