@@ -21,6 +21,7 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
 def run(py: Path) -> Path:
     nb = jupytext.read(py)
+    nb.cells = [c for c in nb.cells if c.cell_type != "code" or c.source.strip()]  # no empty code cells
     nb.metadata.setdefault("jupytext", {})["formats"] = "ipynb,py:percent"
     NotebookClient(nb, timeout=900, kernel_name="python3", record_timing=False,
                    resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
