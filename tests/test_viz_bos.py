@@ -3,9 +3,8 @@ escaped token texts, and the load-time rules the lesson teaches."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
+from viz_checks import assert_sanitizer_safe
 
 from gguftok import Tokenizer
 from gguftok.viz.bos_view import (
@@ -36,12 +35,6 @@ def load(vocab_path):
 
     return get
 
-
-def assert_sanitizer_safe(html: str) -> None:
-    assert "<style" not in html and "class=" not in html and "<script" not in html
-    for style in re.findall(r'style="([^"]*)"', html) + re.findall(r"style='([^']*)'", html):
-        if "background" in style:  # a coloured box sets its own text colour and a border
-            assert "color:#" in style and "border" in style
 
 
 # ------------------------------------------------------------------------- facts, independent values

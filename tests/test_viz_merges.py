@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 import pytest
+from viz_checks import assert_sanitizer_safe
 
 from gguftok import Tokenizer, read_metadata
 from gguftok.bytemap import BYTE_TO_CHAR
@@ -19,13 +19,6 @@ from gguftok.viz.merges_view import (
     rank_lookup,
     rank_lookups,
 )
-
-
-def assert_sanitizer_safe(html: str) -> None:
-    assert "<style" not in html and "class=" not in html and "<script" not in html
-    for style in re.findall(r'style="([^"]*)"', html) + re.findall(r"style='([^']*)'", html):
-        if "background" in style:  # a coloured box always sets its own text colour and a border
-            assert "color:#" in style and "border" in style
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ import re
 
 import pytest
 import regex
+from viz_checks import assert_sanitizer_safe
 
 from gguftok.pretokenize import PRE_STRINGS, PreTokenizer, pre_tokenizer_config
 from gguftok.pretokenize.unicode import WHITESPACE_SET
@@ -58,12 +59,6 @@ def independent_split(pattern: str, text: str) -> list[str]:
         out.append(text[at:])
     return out
 
-
-def assert_sanitizer_safe(html: str) -> None:
-    assert "<style" not in html and "class=" not in html and "<script" not in html
-    for style in re.findall(r'style="([^"]*)"', html) + re.findall(r"style='([^']*)'", html):
-        if "background" in style:  # a coloured box sets its own text colour and a border
-            assert "color:#" in style and "border" in style
 
 
 def test_lesson_counts_are_18_14_12_and_an_independent_engine_agrees():

@@ -8,6 +8,7 @@ import random
 import re
 
 import pytest
+from viz_checks import assert_sanitizer_safe
 
 from gguftok import Tokenizer
 from gguftok.models.bpe import MergeStep, merge_ranks, merge_word
@@ -29,12 +30,6 @@ from gguftok.viz.queue_view import (
 
 TOY = merge_ranks(["e r", "l o", "lo w", "low er", "e s", "es t", "low est", "n e", "w er"])
 
-
-def assert_sanitizer_safe(html: str) -> None:
-    assert "<style" not in html and "class=" not in html and "<script" not in html
-    for style in re.findall(r'style="([^"]*)"', html) + re.findall(r"style='([^']*)'", html):
-        if "background" in style:  # a coloured box always sets its own text colour and a border
-            assert "color:#" in style and "border" in style
 
 
 def symbols_line(frame) -> list[str]:
