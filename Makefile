@@ -33,7 +33,7 @@ vocab: $(STAMP)
 	$(PY) -m gguftok.data fetch
 
 lint: $(STAMP)
-	$(PY) -m ruff check gguftok tests bench scripts
+	$(PY) -m ruff check gguftok tests bench scripts solutions
 
 test: setup lint
 	$(PY) -m pytest $(PYTEST_ARGS)

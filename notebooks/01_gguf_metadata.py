@@ -115,3 +115,70 @@ vocab_page(qwen2, "Ġtokeniz", per_page=10)
 # - Where a GGUF file keeps its tokenizer, and why reading it never needs the tensors.
 # - The parallel arrays `tokens` and `token_type`, and the ordered `merges` list.
 # - How the 19 reference vocabularies differ: algorithm, pre-tokenizer, size, special ids, BOS rule.
+
+# %% [markdown]
+# ## Exercises
+#
+# Write each function in the code cell under its statement, run that cell, then run the check below it.
+# The check calls your function on this lesson's examples and on many generated inputs (seeded, so the
+# same every time), compares each answer with gguftok's own, and shows the first input where they
+# differ: the input, the expected answer, yours, and for a list the first index that differs. Until you
+# write the body it says *not attempted*. `gguftok.exercises.show("NN.name")` prints a task again.
+# The solutions are in `solutions/lesson01.py` at the top of the repository.
+
+# %%
+from gguftok.exercises import check  # noqa: E402
+
+
+# %% [markdown]
+# ### Exercise 01.read_string: read one GGUF string
+#
+# Every key and every string value of a GGUF file is stored the same way: a little-endian unsigned 64-bit
+# byte count, then that many bytes of UTF-8. Write `read_string(data, offset)` that reads the string
+# starting at `offset` of the bytes `data` and returns it with the offset just after it.
+#
+# - Decode with `errors="surrogateescape"`: a token may be part of a character, and its exact bytes
+#   must survive (`s.encode("utf-8", "surrogateescape")` gives them back).
+# - If `data` ends before the 8-byte count or before the string's last byte, raise `ValueError`.
+#
+# `struct.unpack_from("<Q", data, offset)` reads the count. The check compares your answers with
+# gguftok's reader (`gguftok.metadata`) on the keys of `tiny-9.gguf` and of five real vocabularies, and on
+# random strings, some cut short.
+
+# %%
+def read_string(data: bytes, offset: int) -> tuple[str, int]:
+    """The GGUF string at ``offset`` (u64 length + UTF-8 bytes) and the offset after it.
+
+    >>> read_string(b"\\x02\\x00\\x00\\x00\\x00\\x00\\x00\\x00hi!", 0)
+    ('hi', 10)
+    """
+    raise NotImplementedError
+
+
+# %%
+check("01.read_string", read_string)
+
+
+# %% [markdown]
+# ### Exercise 01.read_header: read the 24-byte header
+#
+# A GGUF file starts with 24 bytes: the magic `b"GGUF"`, the format version (unsigned 32-bit), the number
+# of tensors and the number of key/value pairs (both unsigned 64-bit), all little-endian. Write
+# `read_header(data)` that returns `(version, tensor_count, kv_count)`, and raises `ValueError` when the
+# magic is not `b"GGUF"` or `data` is shorter than 24 bytes.
+#
+# The check runs it on `tiny-9.gguf`, the other synthetic vocabularies, files written with random keys
+# (versions 2 and 3, large tensor counts) and three real vocabularies, against `gguftok.read_metadata`.
+
+# %%
+def read_header(data: bytes) -> tuple[int, int, int]:
+    """``(version, tensor_count, kv_count)`` from the first 24 bytes of a GGUF file.
+
+    >>> read_header(open("../data/synthetic/tiny-9.gguf", "rb").read())
+    (3, 0, 7)
+    """
+    raise NotImplementedError
+
+
+# %%
+check("01.read_header", read_header)

@@ -241,3 +241,92 @@ byte_usage_figure(usage);
 # - Why a token may hold half a character (`ðŁ` is bytes f0 9f), and why decoding must therefore collect
 #   bytes across tokens before it makes text: a streamed decoder holds incomplete bytes instead of
 #   printing U+FFFD (notebook 08 builds one).
+
+# %% [markdown]
+# ## Exercises
+#
+# Write each function in the code cell under its statement, run that cell, then run the check below it.
+# The check calls your function on this lesson's examples and on many generated inputs (seeded, so the
+# same every time), compares each answer with gguftok's own, and shows the first input where they
+# differ: the input, the expected answer, yours, and for a list the first index that differs. Until you
+# write the body it says *not attempted*. `gguftok.exercises.show("NN.name")` prints a task again.
+# The solutions are in `solutions/lesson02.py` at the top of the repository.
+
+# %%
+from gguftok.exercises import check  # noqa: E402
+
+
+# %% [markdown]
+# ### Exercise 02.byte_map: build GPT-2's byte-to-character table
+#
+# Build the table of this notebook from its rule, without importing it: a list of 256 one-character
+# strings, where entry `b` is the character that stands for byte `b`.
+#
+# 1. The bytes `!`..`~` (0x21..0x7E), `¡`..`¬` (0xA1..0xAC) and `®`..`ÿ` (0xAE..0xFF) keep their own
+#    character, `chr(b)`.
+# 2. Every other byte, in increasing order, gets the next character from U+0100 on.
+#
+# The check compares all 256 entries with `gguftok.bytemap.BYTE_TO_CHAR` and names the first byte that
+# differs.
+
+# %%
+def byte_map() -> list[str]:
+    """Entry ``b`` is the character a byte-level vocabulary writes for byte ``b``.
+
+    >>> table = byte_map()
+    >>> table[ord("a")], table[ord(" ")], table[ord("\\n")]
+    ('a', 'Ġ', 'Ċ')
+    """
+    raise NotImplementedError
+
+
+# %%
+check("02.byte_map", byte_map)
+
+
+# %% [markdown]
+# ### Exercise 02.decode_token: a stored token back to its bytes
+#
+# A byte-level vocabulary stores each token as text in which every character stands for one byte.
+# Write `decode_token(text)` that returns those bytes, using your table from the exercise above (or
+# `BYTE_TO_CHAR`, if you skipped it). A character that is not in the table cannot come from a byte:
+# raise `KeyError` for it.
+#
+# The check uses the lesson's five tokens and `ðŁ`, 150 normal tokens of Qwen2, random ones, and a
+# few texts with characters outside the table, against `gguftok.bytemap.text_to_bytes`.
+
+# %%
+def decode_token(text: str) -> bytes:
+    """The bytes a byte-level vocabulary's token text stands for.
+
+    >>> decode_token("Ġworld")
+    b' world'
+    """
+    raise NotImplementedError
+
+
+# %%
+check("02.decode_token", decode_token)
+
+
+# %% [markdown]
+# ### Exercise 02.encode_bytes: bytes to the vocabulary's text
+#
+# The other direction: before a piece of text can be looked up in a byte-level vocabulary, its UTF-8
+# bytes are written with the table's characters. Write `encode_bytes(data)` that does it.
+#
+# The check uses the lesson's ` world` and tab, text with emoji and Chinese, and random bytes (all 256
+# values occur), against `gguftok.bytemap.bytes_to_text`.
+
+# %%
+def encode_bytes(data: bytes) -> str:
+    """``data`` in the vocabulary's alphabet: one character per byte.
+
+    >>> encode_bytes(" world".encode())
+    'Ġworld'
+    """
+    raise NotImplementedError
+
+
+# %%
+check("02.encode_bytes", encode_bytes)

@@ -210,3 +210,68 @@ print(format_merge_scan(scan_merge_lines()))
 # - Llama 3's list: 280,147 merges for 127,744 tokens, up to 80 paths to one token, bounded by length − 1,
 #   and the `ignore_merges` rule that llama.cpp applies to this family.
 # - How llama.cpp parses a merge line: split at the first space from index 1; the first copy of a pair wins.
+
+# %% [markdown]
+# ## Exercises
+#
+# Write each function in the code cell under its statement, run that cell, then run the check below it.
+# The check calls your function on this lesson's examples and on many generated inputs (seeded, so the
+# same every time), compares each answer with gguftok's own, and shows the first input where they
+# differ: the input, the expected answer, yours, and for a list the first index that differs. Until you
+# write the body it says *not attempted*. `gguftok.exercises.show("NN.name")` prints a task again.
+# The solutions are in `solutions/lesson03.py` at the top of the repository.
+
+# %%
+from gguftok.exercises import check  # noqa: E402
+
+
+# %% [markdown]
+# ### Exercise 03.split_merge: split one merge line as llama.cpp does
+#
+# Write `split_merge(line)` that returns the two sides of one entry of `tokenizer.ggml.merges` as a
+# pair `(left, right)`, split exactly where llama.cpp splits it: at the **first space at index 1 or
+# later**. Return `None` when there is no such space.
+#
+# So `"  x"` is `(" ", "x")`, `"a b c"` is `("a", "b c")`, and `"ab"` and `" x"` are `None`.
+# The check uses the lesson's lines, 200 random lines of `a`, `b`, `Ġ` and spaces, and 100 real merges
+# of Qwen2 and Llama 3, against `gguftok.models.bpe.split_merge`.
+
+# %%
+def split_merge(line: str) -> tuple[str, str] | None:
+    """The two sides of a merge line, split at the first space from index 1 on; None without one.
+
+    >>> split_merge("Ġ t")
+    ('Ġ', 't')
+    """
+    raise NotImplementedError
+
+
+# %%
+check("03.split_merge", split_merge)
+
+
+# %% [markdown]
+# ### Exercise 03.merge_ranks: the rank table
+#
+# Write `merge_ranks(merges)` that turns the list `tokenizer.ggml.merges` into a dictionary from a pair,
+# written `left + " " + right`, to its rank (its position in the list), the way llama.cpp reads it:
+# split each line with your `split_merge`, and when a pair appears twice, **the first one wins**. Lines
+# without a space from index 1 on can be skipped.
+#
+# The check builds your table and looks up, for each case, every pair that the lines name plus a few
+# that none does (`table.get(pair)`, so a missing pair is `None`). It compares the answers with
+# `gguftok.models.bpe.merge_ranks` on the toy list of notebook 05, the lesson's made-up lines, random
+# lists with repeated pairs, and the full lists of Qwen2 and Llama 3.
+
+# %%
+def merge_ranks(merges: list[str]) -> dict[str, int]:
+    """``"left right"`` -> rank (position in ``merges``); the first occurrence of a pair wins.
+
+    >>> merge_ranks(["a b", "ab c", "a b"])
+    {'a b': 0, 'ab c': 1}
+    """
+    raise NotImplementedError
+
+
+# %%
+check("03.merge_ranks", merge_ranks)

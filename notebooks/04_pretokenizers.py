@@ -225,3 +225,70 @@ piece_count_chart(counts);
 #   collapsed text (for `\p{..}`) or on the code points.
 # - That llama.cpp's whitespace is exactly Unicode's 25 White_Space code points, non-ASCII ones reaching the
 #   regex engine as `\v`, and that Python's `str.isspace` adds U+001C-U+001F, which llama.cpp does not.
+
+# %% [markdown]
+# ## Exercises
+#
+# Write each function in the code cell under its statement, run that cell, then run the check below it.
+# The check calls your function on this lesson's examples and on many generated inputs (seeded, so the
+# same every time), compares each answer with gguftok's own, and shows the first input where they
+# differ: the input, the expected answer, yours, and for a list the first index that differs. Until you
+# write the body it says *not attempted*. `gguftok.exercises.show("NN.name")` prints a task again.
+# The solutions are in `solutions/lesson04.py` at the top of the repository.
+
+# %%
+from gguftok.exercises import check  # noqa: E402
+
+
+# %% [markdown]
+# ### Exercise 04.gpt2_split: GPT-2's pre-tokenizer
+#
+# Write `gpt2_split(text)` that cuts `text` into the pieces GPT-2's pre-tokenizer makes, as plain text
+# (not in the `Ġ` alphabet). Use the third-party `regex` module (`import regex`), which knows `\p{L}`
+# (any letter) and `\p{N}` (any number), and `regex.findall` with GPT-2's pattern, written out in
+# notebook 04's rows: the contractions `'s|'t|'re|'ve|'m|'ll|'d`, then ` ?\p{L}+`, ` ?\p{N}+`,
+# ` ?[^\s\p{L}\p{N}]+`, `\s+(?!\S)` and `\s+`, as alternatives in that order.
+#
+# The check uses the lesson's line (12 pieces), the C loop, and 250 random texts with letters, digits,
+# contractions, Chinese, emoji, combining marks and unusual spaces, against gguftok's pre-tokenizer for
+# `tokenizer.ggml.pre = "gpt-2"` (llama.cpp's hand-written loop, not a regex engine).
+
+# %%
+def gpt2_split(text: str) -> list[str]:
+    """The pieces GPT-2's pre-tokenizer cuts ``text`` into.
+
+    >>> gpt2_split("We'LL pay 12345")
+    ['We', "'", 'LL', ' pay', ' 12345']
+    """
+    raise NotImplementedError
+
+
+# %%
+check("04.gpt2_split", gpt2_split)
+
+
+# %% [markdown]
+# ### Exercise 04.llama3_split: Llama 3's pre-tokenizer
+#
+# Now Llama 3 (`tokenizer.ggml.pre = "llama-bpe"`). Its pattern differs from GPT-2's in five places:
+# the contractions match in any case (`(?i:'s|'t|'re|'ve|'m|'ll|'d)`), a letter run may take one
+# non-letter, non-digit, non-newline character in front (`[^\r\n\p{L}\p{N}]?\p{L}+`), numbers go in
+# runs of at most three digits (`\p{N}{1,3}`), punctuation takes the newlines after it
+# (` ?[^\s\p{L}\p{N}]+[\r\n]*`), and runs of whitespace ending in newlines stand alone
+# (`\s*[\r\n]+`) before the two whitespace rules of GPT-2. Write `llama3_split(text)`.
+#
+# The check uses the lesson's line (14 pieces), the C loop and 250 random texts, against gguftok's
+# pre-tokenizer for `llama-bpe`.
+
+# %%
+def llama3_split(text: str) -> list[str]:
+    """The pieces Llama 3's pre-tokenizer cuts ``text`` into.
+
+    >>> llama3_split("We'LL pay 12345")
+    ['We', "'LL", ' pay', ' ', '123', '45']
+    """
+    raise NotImplementedError
+
+
+# %%
+check("04.llama3_split", llama3_split)

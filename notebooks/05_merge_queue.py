@@ -208,3 +208,73 @@ queue_cost_figure(qwen2.model.ranks);
 #   different ids from merging (`ĠInsecta`: one id, not three).
 # - Why the queue makes a word cost about `n log n`: at most `3n` pops of a heap of at most `3n` entries,
 #   against the `n²` of rescanning.
+
+# %% [markdown]
+# ## Exercises
+#
+# Write each function in the code cell under its statement, run that cell, then run the check below it.
+# The check calls your function on this lesson's examples and on many generated inputs (seeded, so the
+# same every time), compares each answer with gguftok's own, and shows the first input where they
+# differ: the input, the expected answer, yours, and for a list the first index that differs. Until you
+# write the body it says *not attempted*. `gguftok.exercises.show("NN.name")` prints a task again.
+# The solutions are in `solutions/lesson05.py` at the top of the repository.
+
+# %%
+from gguftok.exercises import check  # noqa: E402
+
+
+# %% [markdown]
+# ### Exercise 05.lowest_pair: which pair merges next
+#
+# One step of BPE: among all pairs of neighbouring symbols that have a rank, the one with the **lowest
+# rank** merges next, and on equal ranks the **leftmost**. Write `lowest_pair(symbols, ranks)` that returns
+# the position `k` of that pair (it joins `symbols[k]` and `symbols[k + 1]`), or `None` when no pair
+# has a rank. `ranks` is a table like `merge_ranks` makes: `"left right"` -> rank.
+#
+# Equal ranks happen when the same pair occurs twice (`a a a`). The check uses the toy table `TOY` of
+# this notebook and 200 random symbol lists with random tables; the expected answers come from a
+# plain scan over all pairs written in `gguftok.exercises.lesson05`.
+
+# %%
+def lowest_pair(symbols: list[str], ranks: dict[str, int]) -> int | None:
+    """Position of the neighbouring pair with the lowest rank (leftmost on ties), or None.
+
+    >>> lowest_pair(["l", "o", "w", "e", "r"], {"e r": 0, "l o": 1})
+    3
+    """
+    raise NotImplementedError
+
+
+# %%
+check("05.lowest_pair", lowest_pair)
+
+
+# %% [markdown]
+# ### Exercise 05.merge_word: merge a word with a priority queue
+#
+# Write `merge_word(word, ranks)`: start from one symbol per character and merge until no neighbouring
+# pair has a rank, always the lowest rank first and the leftmost on ties, and return the symbols left.
+# Calling your `lowest_pair` in a loop gives the right answer but rescans the word after every merge; do
+# it the way this notebook shows instead, with `heapq`:
+#
+# - push `(rank, position, left, right)` for every neighbouring pair with a rank;
+# - keep the symbols in a list where a merged-away symbol becomes `""`, with the index of each
+#   symbol's live neighbours (or search for the next non-empty entry);
+# - pop; skip the entry if the two symbols now at its positions are not its `left` and `right` (stale);
+#   otherwise merge them and push the new pairs the merged symbol makes with its neighbours.
+#
+# The check uses the lesson's three words, 200 random words with random tables, Qwen2's ranks on the words
+# of a real sentence, and `'a' * 300`, against `gguftok.models.bpe.merge_word`.
+
+# %%
+def merge_word(word: str, ranks: dict[str, int]) -> list[str]:
+    """The symbols of ``word`` after every merge, lowest rank first (ties: leftmost).
+
+    >>> merge_word("lower", {"e r": 0, "l o": 1, "lo w": 2, "low er": 3})
+    ['lower']
+    """
+    raise NotImplementedError
+
+
+# %%
+check("05.merge_word", merge_word)

@@ -340,3 +340,78 @@ playground_view(qwen2, CHAT, parse_special=False)
 # - A control token decodes to nothing unless `unparse_special=True`.
 # - Untrusted text must be encoded with `parse_special=False`. That stops forged control tokens, but not
 #   forged user-defined ones (Command-R), which need filtering before encoding.
+
+# %% [markdown]
+# ## Exercises
+#
+# Write each function in the code cell under its statement, run that cell, then run the check below it.
+# The check calls your function on this lesson's examples and on many generated inputs (seeded, so the
+# same every time), compares each answer with gguftok's own, and shows the first input where they
+# differ: the input, the expected answer, yours, and for a list the first index that differs. Until you
+# write the body it says *not attempted*. `gguftok.exercises.show("NN.name")` prints a task again.
+# The solutions are in `solutions/lesson06.py` at the top of the repository.
+
+# %%
+from gguftok.exercises import check  # noqa: E402
+
+# %% [markdown]
+# ### Exercise 06.is_cut: is this token cut out of the text?
+#
+# Before pre-tokenization, the partition cuts special tokens out of the text. Whether a token takes part
+# depends on its attributes (bits of an `int`, `gguftok.vocab.CONTROL` and friends) and on
+# `parse_special`. Write `is_cut(attr, parse_special)`:
+#
+# - a token with none of the bits `CONTROL`, `USER_DEFINED`, `UNKNOWN` is never cut;
+# - a token with `CONTROL` or `UNKNOWN` is cut only when `parse_special` is true, even if it is also
+#   `USER_DEFINED` (Phi-3's `</s>`, DeepSeek Coder's FIM tokens);
+# - a token that is only `USER_DEFINED` is always cut.
+#
+# The check tries every combination of seven attribute bits with both values of `parse_special`, and
+# asks gguftok's partition (`gguftok.special.partition`) whether a token with those bits is cut out of
+# its own text.
+
+# %%
+from gguftok.vocab import CONTROL, NORMAL, UNKNOWN, USER_DEFINED  # noqa: E402
+
+
+def is_cut(attr: int, parse_special: bool) -> bool:
+    """Whether a token with attributes ``attr`` is cut out of the text before pre-tokenization.
+
+    >>> is_cut(USER_DEFINED, False), is_cut(CONTROL, False), is_cut(NORMAL, True)
+    (True, False, False)
+    """
+    raise NotImplementedError
+
+
+# %%
+check("06.is_cut", is_cut)
+
+
+# %% [markdown]
+# ### Exercise 06.partition: cut special tokens out, longest first
+#
+# Write `partition(text, specials)`. `specials` is a list of special-token texts; the token's id is its
+# position in the list. Return the text as a list of fragments: an `int` for each special token found,
+# and a `str` for each run of plain text between them (never an empty one), in order. The rule is
+# llama.cpp's:
+#
+# - take the specials **longest first** (length in UTF-8 bytes; on equal lengths, the lower id first);
+# - for each one in turn, cut every non-overlapping occurrence, from left to right, out of the plain runs
+#   that are still left; fragments already cut are never searched again.
+#
+# Here every token is cut (as if all were control tokens and `parse_special=True`). The check uses the
+# lesson's ChatML line, MPT's 23 space tokens on a run of 30 spaces, and 250 random texts and token lists
+# over `a`, `b`, `<`, `|`, `>`, against `gguftok.special.partition`.
+
+# %%
+def partition(text: str, specials: list[str]) -> list[str | int]:
+    """``text`` as plain runs (str) and special tokens (their index in ``specials``), longest token first.
+
+    >>> partition("hi<|im_end|>!", ["<|im_start|>", "<|im_end|>"])
+    ['hi', 1, '!']
+    """
+    raise NotImplementedError
+
+
+# %%
+check("06.partition", partition)

@@ -267,3 +267,78 @@ print(vocab_bos_view(TOK["bert-bge"], "Hello world", "bert-bge").text)
 # * The stop set is built at load time: EOS, an EOT found by text in hash-map order (Qwen2: `<|im_end|>`),
 #   every token whose text is on llama.cpp's list (made CONTROL on the way, like Qwen2's `</s>`), and the
 #   fill-in-the-middle pad/separator tokens. Stop on `tok.is_eog(id)`, not on `tok.eos_id` alone.
+
+# %% [markdown]
+# ## Exercises
+#
+# Write each function in the code cell under its statement, run that cell, then run the check below it.
+# The check calls your function on this lesson's examples and on many generated inputs (seeded, so the
+# same every time), compares each answer with gguftok's own, and shows the first input where they
+# differ: the input, the expected answer, yours, and for a list the first index that differs. Until you
+# write the body it says *not attempted*. `gguftok.exercises.show("NN.name")` prints a task again.
+# The solutions are in `solutions/lesson07.py` at the top of the repository.
+
+# %%
+from gguftok.exercises import check  # noqa: E402
+
+# %% [markdown]
+# ### Exercise 07.add_bos: does this vocabulary add BOS?
+#
+# Write `add_bos(md)` that decides llama.cpp's `add_bos` from a dictionary holding some of the keys
+# `tokenizer.ggml.model`, `tokenizer.ggml.pre` and `tokenizer.ggml.add_bos_token`, with this notebook's
+# four rules, a later one overriding an earlier one:
+#
+# 1. the model's default: `llama` (SentencePiece) and `bert` (WordPiece) add BOS; `gpt2`, `gemma4` and
+#    `t5` do not;
+# 2. for `gpt2` only, a pre string in `bos_presets()` (`from gguftok.viz.bos_view import bos_presets`)
+#    turns it on; other models ignore `tokenizer.ggml.pre`;
+# 3. the key `tokenizer.ggml.add_bos_token`, when present, wins;
+# 4. the model `gemma4` adds BOS whatever the key says.
+#
+# The check uses the lesson's eight cases, 120 random combinations (all 91 pre strings), and the keys of
+# ten real vocabularies. Each expected answer comes from writing a small vocabulary with those keys
+# (`gguftok.writer`) and loading it with `gguftok.vocab.Vocab`.
+
+# %%
+from gguftok.viz.bos_view import bos_presets  # noqa: E402
+
+
+def add_bos(md: dict) -> bool:
+    """Whether llama.cpp adds BOS for a vocabulary with these ``tokenizer.ggml.*`` keys.
+
+    >>> add_bos({"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.pre": "llama-bpe"})
+    True
+    """
+    raise NotImplementedError
+
+
+# %%
+check("07.add_bos", add_bos)
+
+# %% [markdown]
+# ### Exercise 07.eog_ids: the end-of-generation set
+#
+# Generation stops at any end-of-generation (EOG) token. Write `eog_ids(tokens, eos)` that returns the
+# EOG ids of a vocabulary whose token texts are `tokens` and whose EOS id is `eos`, as a sorted list: the
+# EOS id, plus every token whose text is one of `EOG_TEXTS`
+# (`from gguftok.exercises.lesson07 import EOG_TEXTS`), llama.cpp's list of end-of-turn texts.
+#
+# The check uses the lesson's ChatML and Llama 3 vocabularies and 80 random ones, mixing texts from that
+# list with look-alikes (`</S>`, `< |im_end|>`). The expected ids come from writing each vocabulary
+# with `gguftok.writer` and loading it (`gguftok.vocab.Vocab`'s `eog`).
+
+# %%
+from gguftok.exercises.lesson07 import EOG_TEXTS  # noqa: E402
+
+
+def eog_ids(tokens: list[str], eos: int) -> list[int]:
+    """The end-of-generation ids, sorted: ``eos`` and every token whose text is in ``EOG_TEXTS``.
+
+    >>> eog_ids(["<|endoftext|>", "<|im_start|>", "<|im_end|>", "hello"], 0)
+    [0, 2]
+    """
+    raise NotImplementedError
+
+
+# %%
+check("07.eog_ids", eog_ids)

@@ -260,3 +260,75 @@ mid_character_figure(VOCABS, TEXTS);
 #   character; an unfinished character at the end becomes U+FFFD at `flush()`.
 # - llama-server does the same on its side (the lesson points at `validate_utf8`), which is why streamed
 #   chunks contain whole characters.
+
+# %% [markdown]
+# ## Exercises
+#
+# Write each function in the code cell under its statement, run that cell, then run the check below it.
+# The check calls your function on this lesson's examples and on many generated inputs (seeded, so the
+# same every time), compares each answer with gguftok's own, and shows the first input where they
+# differ: the input, the expected answer, yours, and for a list the first index that differs. Until you
+# write the body it says *not attempted*. `gguftok.exercises.show("NN.name")` prints a task again.
+# The solutions are in `solutions/lesson08.py` at the top of the repository.
+
+# %%
+from gguftok.exercises import check  # noqa: E402
+
+
+# %% [markdown]
+# ### Exercise 08.held_back: how many bytes must wait
+#
+# A streaming decoder prints what it can and holds back the bytes at the end of its input that could
+# still become a character. Write `held_back(data)` that returns how many bytes at the end of `data`
+# must wait. They are the start of a UTF-8 character that is valid so far but not complete:
+#
+# - a lead byte announces the length: `C2`..`DF` two bytes, `E0`..`EF` three, `F0`..`F4` four
+#   (`C0`, `C1`, `F5`..`FF` never start a character, and ASCII is complete on its own);
+# - each following byte must be a continuation byte `80`..`BF`, with three exceptions right after the
+#   lead byte: after `E0` it must be `A0`..`BF`, after `F0` `90`..`BF`, after `F4` `80`..`8F`. (`ED A0`
+#   starts an encoded surrogate, which is never valid; Python's decoder still waits for its third byte
+#   and rejects it then, so `ED` has no exception here.)
+#
+# So `held_back(b"ok \xf0\x9f")` is 2, `held_back(b"\xf0\x80")` is 0 (`80` cannot follow `F0`), and
+# a complete character held nothing. The check compares with what gguftok's `TextStream` (Python's
+# incremental UTF-8 decoder) holds after reading `data`, on the lesson's bytes and 300 random tails.
+
+# %%
+def held_back(data: bytes) -> int:
+    """How many bytes at the end of ``data`` are an unfinished (still possible) UTF-8 character.
+
+    >>> held_back(b"ok \\xf0\\x9f"), held_back("😀".encode())
+    (2, 0)
+    """
+    raise NotImplementedError
+
+
+# %%
+check("08.held_back", held_back)
+
+
+# %% [markdown]
+# ### Exercise 08.stream_decode: decode a stream of pieces
+#
+# Write `stream_decode(pieces)`: the pieces (bytes) of tokens arrive one at a time; return, for each
+# piece, the text a streaming decoder prints when it arrives, then one more string: what it prints at the
+# end (an unfinished character becomes U+FFFD). So the answer has `len(pieces) + 1` strings, and invalid
+# bytes become U+FFFD as soon as they cannot be part of a character.
+#
+# Python's standard library has the decoder: `codecs.getincrementaldecoder("utf-8")(errors="replace")`;
+# call its `decode(piece)` for each piece and `decode(b"", final=True)` at the end. The check uses the
+# lesson's four pieces, 250 random streams with invalid bytes, and the pieces of a paragraph in Qwen2,
+# Llama 3 and Llama 2, against `gguftok.stream.TextStream`.
+
+# %%
+def stream_decode(pieces: list[bytes]) -> list[str]:
+    """The text printed after each piece, then at the end (``len(pieces) + 1`` strings).
+
+    >>> stream_decode([b" \\xf0\\x9f", b"\\x98\\x80", b" ok"])
+    [' ', '😀', ' ok', '']
+    """
+    raise NotImplementedError
+
+
+# %%
+check("08.stream_decode", stream_decode)

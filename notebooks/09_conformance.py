@@ -256,3 +256,66 @@ tokens_per_character_figure(density, ["English + number", "code", "mixed scripts
 # - How gguftok reproduces the lesson's six id lists and passes all of llama.cpp's test cases on the 15
 #   vocabularies that have them.
 # - What the golden fixtures record, why llama.cpp runs in a separate process, and what the fuzzer adds.
+
+# %% [markdown]
+# ## Exercises
+#
+# Write each function in the code cell under its statement, run that cell, then run the check below it.
+# The check calls your function on this lesson's examples and on many generated inputs (seeded, so the
+# same every time), compares each answer with gguftok's own, and shows the first input where they
+# differ: the input, the expected answer, yours, and for a list the first index that differs. Until you
+# write the body it says *not attempted*. `gguftok.exercises.show("NN.name")` prints a task again.
+# The solutions are in `solutions/lesson09.py` at the top of the repository.
+
+# %%
+from gguftok.exercises import check  # noqa: E402
+
+
+# %% [markdown]
+# ### Exercise 09.first_difference: the first difference between two id lists
+#
+# Write `first_difference(got, expected)`: the first index at which the two id lists differ, or `None`
+# when they are equal. When one list is the other with more ids at the end, the first difference is at
+# the end of the shorter one (a missing token is a difference).
+#
+# The check uses the notebook's two cases (the NFD-normalised text, the forgotten BOS) and 250 random
+# pairs with one id changed, dropped, added or shifted, against `gguftok.viz.conformance_view`.
+
+# %%
+def first_difference(got: list[int], expected: list[int]) -> int | None:
+    """The first index where ``got`` and ``expected`` differ; None if they are equal.
+
+    >>> first_difference([9906, 1917], [128000, 9906, 1917]), first_difference([1, 2], [1, 2])
+    (0, None)
+    """
+    raise NotImplementedError
+
+
+# %%
+check("09.first_difference", first_difference)
+
+
+# %% [markdown]
+# ### Exercise 09.parse_ids: ids pasted as text
+#
+# Ids arrive as text: `llama-tokenize --ids` prints `[9707, 1879, 0]`, and people paste `9707 1879 0` or
+# `9707,1879,0`. Write `parse_ids(text)` that accepts all three: strip surrounding whitespace, then one
+# optional `[` at the start and one optional `]` at the end, and split the rest on any run of commas and
+# whitespace. Empty parts are ignored, so an empty text is `[]`. A part that is not an integer (digits
+# with an optional leading `-`) raises `ValueError`.
+#
+# The check uses a few fixed texts and 200 random ones, some with a bad part, against
+# `gguftok.viz.conformance_view.parse_ids`.
+
+# %%
+def parse_ids(text: str) -> list[int]:
+    """Ids from ``"[1, 2, 3]"``, ``"1 2 3"`` or ``"1,2,3"``; ValueError for anything else.
+
+    >>> parse_ids("[9707, 1879,0]")
+    [9707, 1879, 0]
+    """
+    raise NotImplementedError
+
+
+# %%
+check("09.parse_ids", parse_ids)

@@ -235,3 +235,71 @@ for size in (4, 64, 1024):
 # - On this workbook's own prose, Qwen2's words hit an LRU cache about two times in three at 256 entries
 #   and reach the unbounded ceiling well before 10,000. Hit rates are counts; the time saved is measured in
 #   `bench/bench_encode.py`.
+
+# %% [markdown]
+# ## Exercises
+#
+# Write each function in the code cell under its statement, run that cell, then run the check below it.
+# The check calls your function on this lesson's examples and on many generated inputs (seeded, so the
+# same every time), compares each answer with gguftok's own, and shows the first input where they
+# differ: the input, the expected answer, yours, and for a list the first index that differs. Until you
+# write the body it says *not attempted*. `gguftok.exercises.show("NN.name")` prints a task again.
+# The solutions are in `solutions/lesson10.py` at the top of the repository.
+
+# %%
+from gguftok.exercises import check  # noqa: E402
+
+
+# %% [markdown]
+# ### Exercise 10.lru_replay: replay a least-recently-used cache
+#
+# Write `lru_replay(words, size)` that replays word lookups through an LRU cache of at most `size` words
+# and returns `(hits, misses, cached)`, `cached` being the words left in the cache, least recently used
+# first. A hit moves the word to the recent end; a miss adds it there and, when the cache then holds more
+# than `size` words, drops the least recently used one. `size=0` caches nothing; `size=None` never
+# drops anything. (`collections.OrderedDict` has `move_to_end` and `popitem(last=False)`.)
+#
+# The check uses the notebook's sentence with a cache of 4, 150 random word sequences with sizes None, 0
+# to 8, and Qwen2's words for two sentences, against `gguftok.viz.cache_view.simulate_lru`, which replays
+# `BPEModel.word_ids`'s own policy.
+
+# %%
+def lru_replay(words: list[str], size: int | None) -> tuple[int, int, list[str]]:
+    """``(hits, misses, cached words oldest first)`` after looking ``words`` up in an LRU cache of ``size``.
+
+    >>> lru_replay(["a", "b", "a", "c", "b"], 2)
+    (1, 4, ['c', 'b'])
+    """
+    raise NotImplementedError
+
+
+# %%
+check("10.lru_replay", lru_replay)
+
+# %% [markdown]
+# ### Exercise 10.cached: a word cache around an encoder
+#
+# Now the cache itself. Write `cached(encode, size)` that returns a new function: called with a word, it
+# returns `encode(word)`, but it calls `encode` only on a miss and remembers at most `size` words, least
+# recently used out first (`size=0`: remember nothing, `size=None`: no limit), like `BPEModel.word_ids`.
+#
+# The check wraps a small encoder that counts its calls and, for each word, records the ids returned
+# and whether `encode` was called (a miss) or not (a hit). It uses the same word sequences as the
+# exercise above; the expected hits and misses come from `gguftok.viz.cache_view.simulate_lru`.
+
+# %%
+from collections.abc import Callable  # noqa: E402
+
+
+def cached(encode: Callable[[str], list[int]], size: int | None) -> Callable[[str], list[int]]:
+    """``encode`` with an LRU cache of at most ``size`` words (None: unbounded, 0: none).
+
+    >>> fast = cached(lambda w: [len(w)], 2)
+    >>> fast("hello"), fast("hello")
+    ([5], [5])
+    """
+    raise NotImplementedError
+
+
+# %%
+check("10.cached", cached)

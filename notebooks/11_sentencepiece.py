@@ -275,3 +275,72 @@ family_view(TOKS["llama-spm"], "Hello wörld 😀", title="llama-spm")
 #   adds `[CLS]`/`[SEP]`.
 # - Unigram normalises with the file's character map, then picks the best-scoring split.
 # - RWKV matches the longest byte string greedily; PLaMo-2 picks the best-scoring split with byte fallback.
+
+# %% [markdown]
+# ## Exercises
+#
+# Write each function in the code cell under its statement, run that cell, then run the check below it.
+# The check calls your function on this lesson's examples and on many generated inputs (seeded, so the
+# same every time), compares each answer with gguftok's own, and shows the first input where they
+# differ: the input, the expected answer, yours, and for a list the first index that differs. Until you
+# write the body it says *not attempted*. `gguftok.exercises.show("NN.name")` prints a task again.
+# The solutions are in `solutions/lesson11.py` at the top of the repository.
+
+# %%
+from gguftok.exercises import check  # noqa: E402
+
+
+# %% [markdown]
+# ### Exercise 11.spm_merge: merge by score
+#
+# Write `spm_merge(text, scores)`, SentencePiece's merge loop: start with one symbol per character of
+# `text` (spaces are already `▁`); as long as some pair of neighbours together spells a token of `scores`
+# (a dictionary token text -> score), merge the pair whose token has the **highest score**, the
+# **leftmost** on ties; return the symbols left.
+#
+# The check uses this notebook's toy vocabulary (`TOY_SCORES`, its 18 scored tokens) on the lesson's
+# words and 100 random ones, 150 random vocabularies with many equal scores, and the real Llama 2 scores,
+# against `gguftok.models.spm.spm_merge` (a priority queue; a plain loop that rescans every pair gives
+# the same answers).
+
+# %%
+def spm_merge(text: str, scores: dict[str, float]) -> list[str]:
+    """Characters of ``text`` merged pair by pair, highest-scoring token first (ties: leftmost).
+
+    >>> spm_merge("▁Hello", {"▁H": -9.0, "▁He": -7.0, "lo": -5.0, "▁Hel": -6.8, "▁Hello": -3.0})
+    ['▁Hello']
+    """
+    raise NotImplementedError
+
+
+# %%
+check("11.spm_merge", spm_merge)
+
+
+# %% [markdown]
+# ### Exercise 11.spm_encode: the toy SentencePiece encoder
+#
+# Put SentencePiece together on the toy vocabulary. `texts` and `scores` are parallel lists
+# (`TOY_TEXTS, TOY_SCORES = toy_spm_vocab()`: 18 scored tokens, then the 256 byte tokens `<0x00>`..
+# `<0xFF>`). Write `spm_encode(text, texts, scores)` that returns the token texts:
+#
+# 1. replace every space with `▁` and put one `▁` in front;
+# 2. merge with your `spm_merge`, using only the tokens that are not byte tokens;
+# 3. a symbol that is a token stays; any other symbol becomes one `<0xXX>` token per UTF-8 byte
+#    (upper-case hex).
+#
+# The check uses the lesson's two texts, an emoji, and 150 random texts, against gguftok's
+# `SPMModel` (`gguftok.viz.families_view.toy_spm_encode`).
+
+# %%
+def spm_encode(text: str, texts: list[str], scores: list[float]) -> list[str]:
+    """SentencePiece on a toy vocabulary: ``▁`` for spaces and in front, merge by score, byte fallback.
+
+    >>> spm_encode("Hello wörld", TOY_TEXTS, TOY_SCORES)
+    ['▁Hello', '▁w', '<0xC3>', '<0xB6>', 'r', 'ld']
+    """
+    raise NotImplementedError
+
+
+# %%
+check("11.spm_encode", spm_encode)

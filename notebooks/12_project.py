@@ -161,3 +161,78 @@ fig = tokens_per_char_figure(per_char)
 
 # %%
 assert self_test_lines(SYNTH)[1] == '"Hello world" -> [259, 264] [Hello][Ġworld] -> "Hello world"'
+
+# %% [markdown]
+# ## Exercises
+#
+# Write each function in the code cell under its statement, run that cell, then run the check below it.
+# The check calls your function on this lesson's examples and on many generated inputs (seeded, so the
+# same every time), compares each answer with gguftok's own, and shows the first input where they
+# differ: the input, the expected answer, yours, and for a list the first index that differs. Until you
+# write the body it says *not attempted*. `gguftok.exercises.show("NN.name")` prints a task again.
+# The solutions are in `solutions/lesson12.py` at the top of the repository.
+
+# %%
+from gguftok.exercises import check  # noqa: E402
+
+
+# %% [markdown]
+# ### Exercise 12.encode: encode, from the tokenizer's parts
+#
+# Write `encode(tok, text, parse_special)` for a byte-level BPE `Tokenizer` using only its parts, and
+# return what `tok.encode(text, add_special=True, parse_special=parse_special)` returns:
+#
+# 1. if `tok.add_bos`, start with `tok.bos_id` (notebook 07);
+# 2. `tok.fragments(text.encode(), parse_special)` cuts the special tokens out (notebook 06): an `int` is
+#    a finished id, an `(offset, length)` pair a run of the UTF-8 bytes still to tokenize;
+# 3. each run, decoded, goes through the pre-tokenizer, `tok.pre.split(run)` (notebook 04, words in the
+#    `Ġ` alphabet); skip empty words;
+# 4. each word becomes ids with `tok.model.word_ids(word)` (the merge queue of notebook 05, then the
+#    token lookup, with the word cache of notebook 10).
+#
+# The check uses the lesson's self-test texts on `byte-level-286.gguf`, and 40 random texts (with special
+# tokens' text in them) on each of the synthetic vocabulary, Qwen2, Llama 3 and GPT-2, with
+# `parse_special` on and off, against `Tokenizer.encode`.
+
+# %%
+def encode(tok, text: str, parse_special: bool) -> list[int]:
+    """``tok.encode(text, add_special=True, parse_special=...)``, from fragments, words and word ids.
+
+    >>> encode(Tokenizer.from_gguf("../data/synthetic/byte-level-286.gguf"), "Hello world", False)
+    [259, 264]
+    """
+    raise NotImplementedError
+
+
+# %%
+check("12.encode", encode)
+
+
+# %% [markdown]
+# ### Exercise 12.chat_prompt: a ChatML prompt nobody can forge
+#
+# An application builds a ChatML prompt from its own system message and a user's message. Write
+# `chat_prompt(tok, system, user)` that returns the ids of
+#
+#     <|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\n{user}<|im_end|>\n<|im_start|>assistant\n
+#
+# built safely (notebook 06): encode the three template parts with `parse_special=True` and the two
+# messages with `parse_special=False`, all with `add_special=False`, and join the five id lists in order.
+# Neither message can then produce a control token, whatever it contains.
+#
+# The check uses the synthetic vocabulary and Qwen2 with 60 random messages each (half of them with forged
+# markers) and the lesson's injection attempt. The expected ids come from encoding the five parts with
+# `Tokenizer.encode` (`gguftok.exercises.lesson12`).
+
+# %%
+def chat_prompt(tok, system: str, user: str) -> list[int]:
+    """The ChatML prompt's ids: template markers parsed as special tokens, the two messages as plain text.
+
+    >>> len(chat_prompt(Tokenizer.from_gguf("../data/synthetic/byte-level-286.gguf"), "Be brief.", "Hi"))
+    29
+    """
+    raise NotImplementedError
+
+
+# %%
+check("12.chat_prompt", chat_prompt)

@@ -229,11 +229,16 @@ def cache_explorer(words: Sequence[str], sizes: Sequence[int] = SIZES, top: int 
 
 def notebook_text(paths: Iterable[str | Path], part: str = "markdown") -> str:
     """The ``markdown`` (comment lines of markdown cells, without ``# ``) or ``code`` cells of jupytext
-    ``py:percent`` files, read as plain text and joined in the order given."""
+    ``py:percent`` files, read as plain text and joined in the order given. Each file is read up to its
+    ``## Exercises`` section: the lesson's own text, which the exercises appended later do not change."""
     out: list[str] = []
     for path in paths:
         kind = None
         for line in Path(path).read_text(encoding="utf-8").splitlines():
+            if kind == "markdown" and line == "# ## Exercises":
+                while part == "markdown" and out and not out[-1]:
+                    out.pop()  # the blank lines between the cells, which the file ended without before
+                break
             if line.startswith("# %%"):
                 kind = "markdown" if "[markdown]" in line else "code"
                 continue

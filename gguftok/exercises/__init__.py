@@ -1,0 +1,93 @@
+"""Exercises for the workbook: write a function, check it against gguftok's own.
+
+Each lesson (01 to 12) has two or three exercises. In a notebook you write the function from its template,
+then check it::
+
+    from gguftok.exercises import check
+    check("03.split_merge", split_merge)      # or: lesson03.split_merge.check(split_merge)
+
+The check runs your function on the lesson's examples and on seeded random and real-vocabulary inputs,
+compares every answer with the reference (the gguftok function the lesson explains), and reports the first
+case that differs: the input, the expected answer, yours, and for a list the first differing index.
+A template that still raises ``NotImplementedError`` is reported as "not attempted".
+
+>>> from gguftok.exercises import EXERCISES, check
+>>> len(EXERCISES), sorted({ex.lesson for ex in EXERCISES.values()}) == list(range(1, 13))
+(25, True)
+>>> print(check("09.first_difference", lambda got, expected: None if got == expected else 0).text.splitlines()[0])
+✗ 09.first_difference: failed on case 3 of 255 (2 agreed before it)
+
+The solutions are not in the library: they are in ``solutions/lessonNN.py`` at the top of the repository.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..viz.render import Rendered
+from . import (
+    lesson01,
+    lesson02,
+    lesson03,
+    lesson04,
+    lesson05,
+    lesson06,
+    lesson07,
+    lesson08,
+    lesson09,
+    lesson10,
+    lesson11,
+    lesson12,
+)
+from ._core import Case, CheckResult, Exercise
+
+__all__ = ["EXERCISES", "Case", "CheckResult", "Exercise", "check", "exercise", "lesson_exercises", "show",
+           "solution"]
+
+_LESSONS = [lesson01, lesson02, lesson03, lesson04, lesson05, lesson06, lesson07, lesson08, lesson09, lesson10,
+            lesson11, lesson12]
+EXERCISES: dict[str, Exercise] = {ex.id: ex for m in _LESSONS for ex in m.EXERCISES}
+
+
+def exercise(exercise_id: str) -> Exercise:
+    """The exercise ``"NN.name"``; ``KeyError`` naming the lesson's exercises for a wrong id."""
+    if exercise_id in EXERCISES:
+        return EXERCISES[exercise_id]
+    lesson = exercise_id.split(".")[0]
+    same = [k for k in EXERCISES if k.startswith(lesson + ".")] or list(EXERCISES)
+    raise KeyError(f"no exercise {exercise_id!r}; there are: {', '.join(same)}")
+
+
+def lesson_exercises(lesson: int) -> list[Exercise]:
+    """The exercises of one lesson, in the order the notebook has them.
+
+    >>> [ex.id for ex in lesson_exercises(3)]
+    ['03.split_merge', '03.merge_ranks']
+    """
+    return [ex for ex in EXERCISES.values() if ex.lesson == lesson]
+
+
+def check(exercise_id: str, fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn`` against the reference of exercise ``exercise_id`` (``"03.split_merge"``)."""
+    return exercise(exercise_id).check(fn)
+
+
+def show(exercise_id: str) -> Rendered:
+    """The task of an exercise: its statement and the template to start from.
+
+    >>> print(show("03.split_merge").text.splitlines()[0])
+    Exercise 03.split_merge: split one merge line as llama.cpp does
+    """
+    return exercise(exercise_id).show()
+
+
+def solution(exercise_id: str) -> str:
+    """Where the solution of an exercise is: the library never contains it.
+
+    >>> solution("03.split_merge")
+    'The solution of 03.split_merge is the function split_merge in solutions/lesson03.py at the top of the repository.'
+    """
+    ex = exercise(exercise_id)
+    return (f"The solution of {ex.id} is the function {ex.name} in solutions/lesson{ex.lesson:02d}.py at the top "
+            "of the repository.")

@@ -1,0 +1,301 @@
+"""The checking engine: run a student's function on every case of an exercise, compare each answer with the
+reference's, and report the first difference.
+
+Definitions, used by every check:
+
+- A case is one call: its arguments (and, for big inputs, a short label to show instead of them).
+- The expected outcome of a case is what the reference function (gguftok's own, the code the lesson
+  explains, or an independent computation named in the exercise) returns for it, or, if the reference
+  raises a ``ValueError``/``KeyError``/``IndexError``, "raises that kind of exception".
+- Two answers agree when they are equal after lists and tuples are treated alike (``('a', 'b')`` agrees with
+  ``['a', 'b']``); everything else compares with ``==``.
+- **Not attempted**: called on the first case, the function raises ``NotImplementedError`` or returns ``...``
+  (``Ellipsis``), which is what the notebook's templates do. The check stops there and says so. A
+  ``NotImplementedError`` on a later case is reported like any other exception.
+- Passed: every case agrees. Failed: the first case whose answer differs (for a list, its first differing
+  index). Error: the first case on which the function raised (the exception and the line of the function
+  that raised it are shown), unless the reference raised the same kind of exception there.
+"""
+
+from __future__ import annotations
+
+import copy
+import html
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..viz.render import PALETTE, TEXT, Rendered
+
+EXPECTED_ERRORS = (ValueError, KeyError, IndexError)
+
+_GREEN, _RED, _GREY = PALETTE[2], PALETTE[5], PALETTE[7]
+_MONO = "font-family:monospace;white-space:pre-wrap"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call of the exercise's function: ``fn(*args)``. ``label`` replaces the arguments when they are too
+    big to show (a 151,387-line merge list); ``copy=False`` passes the arguments without a deep copy."""
+
+    args: tuple
+    label: str | None = None
+    copy: bool = True
+
+
+@dataclass(frozen=True)
+class Raises:
+    """The expected outcome "raises an exception of this kind" (the reference raised it)."""
+
+    kind: type[BaseException]
+    message: str
+
+    def __repr__(self) -> str:
+        return f"raises {self.kind.__name__} ({self.message})"
+
+
+def short(value: Any, limit: int = 160) -> str:
+    """``repr(value)``, cut in the middle past ``limit`` characters.
+
+    >>> short("x" * 500, 20)
+    "'xxxxxxx … xxxxxx' (502 characters)"
+    """
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    half = limit // 2 - 2
+    return f"{text[:half]} … {text[-half + 1:]} ({len(text)} characters)"
+
+
+def _is_seq(x: Any) -> bool:
+    return isinstance(x, list | tuple)
+
+
+def agree(expected: Any, got: Any) -> bool:
+    """Equal, with lists and tuples treated alike at every depth.
+
+    >>> agree(("a", "b"), ["a", "b"]), agree([1, [2]], (1, (2,))), agree([1], [1, 2]), agree(b"a", "a")
+    (True, True, False, False)
+    """
+    if _is_seq(expected) and _is_seq(got):
+        return len(expected) == len(got) and all(agree(e, g) for e, g in zip(expected, got, strict=True))
+    if isinstance(expected, dict) and isinstance(got, dict):
+        return expected.keys() == got.keys() and all(agree(v, got[k]) for k, v in expected.items())
+    if type(expected) is bool or type(got) is bool:  # True must not pass for 1
+        return type(expected) is type(got) and expected == got
+    try:
+        return bool(expected == got)
+    except Exception:  # an answer whose == raises (a NumPy array) agrees with nothing
+        return False
+
+
+def first_index(expected: Sequence, got: Sequence) -> int:
+    """The first index where two sequences disagree, or the shorter length when one is a prefix.
+
+    >>> first_index([1, 2, 3], [1, 5, 3]), first_index([1, 2], [1, 2, 3])
+    (1, 2)
+    """
+    for k, (e, g) in enumerate(zip(expected, got, strict=False)):
+        if not agree(e, g):
+            return k
+    return min(len(expected), len(got))
+
+
+@dataclass
+class Exercise:
+    """One exercise: what to write (``statement``, ``template``), the cases, and the reference.
+
+    ``examples()`` gives the lesson's fixed cases (cheap; the first one decides "not attempted"),
+    ``generated()`` the seeded random and real-vocabulary ones. ``call(fn, *args)`` runs the student's
+    function on one case (default ``fn(*args)``); ``reference(*args)`` gives the expected answer.
+    """
+
+    id: str
+    title: str
+    statement: str
+    template: str
+    reference: Callable[..., Any]
+    reference_name: str
+    examples: Callable[[], list[Case]]
+    generated: Callable[[], list[Case]] = list
+    call: Callable[..., Any] | None = None
+    _cases: list[Case] | None = field(default=None, repr=False)
+    _expected: dict[int, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def lesson(self) -> int:
+        return int(self.id.split(".")[0])
+
+    @property
+    def name(self) -> str:
+        """The name of the function the student writes."""
+        return self.id.split(".", 1)[1]
+
+    def cases(self) -> list[Case]:
+        """Every case, the lesson's examples first (built once, then cached)."""
+        if self._cases is None:
+            self._cases = list(self.examples()) + list(self.generated())
+        return self._cases
+
+    def expected(self, k: int) -> Any:
+        """The reference's outcome for case ``k`` (cached)."""
+        if k not in self._expected:
+            args = self.cases()[k].args
+            try:
+                self._expected[k] = self.reference(*copy.deepcopy(args) if self.cases()[k].copy else args)
+            except EXPECTED_ERRORS as e:
+                self._expected[k] = Raises(_kind(e), str(e))
+        return self._expected[k]
+
+    def run(self, fn: Callable[..., Any], case: Case) -> Any:
+        args = copy.deepcopy(case.args) if case.copy else case.args
+        return self.call(fn, *args) if self.call else fn(*args)
+
+    def describe(self, case: Case) -> str:
+        """The call as text: ``split_merge('Ġ t')``, or the case's label."""
+        if case.label is not None:
+            return case.label
+        return f"{self.name}({', '.join(short(a, 120) for a in case.args)})"
+
+    def check(self, fn: Callable[..., Any]) -> CheckResult:
+        """Run ``fn`` on every case; see the module docstring for what passed, failed and not attempted mean."""
+        return check_exercise(self, fn)
+
+    def show(self) -> Rendered:
+        """The task: statement and template."""
+        return statement_view(self)
+
+
+def _kind(e: BaseException) -> type[BaseException]:
+    for kind in EXPECTED_ERRORS:
+        if isinstance(e, kind):
+            return kind
+    return type(e)
+
+
+def _raised_at(e: BaseException) -> str:
+    """The exception and the line of the student's code that raised it (no file names: they are machine paths)."""
+    frames = traceback.extract_tb(e.__traceback__)
+    frames = [f for f in frames if "/gguftok/exercises/" not in f.filename.replace("\\", "/")] or frames
+    where = f" (line {frames[-1].lineno}: {frames[-1].line.strip()})" if frames and frames[-1].line else ""
+    message = str(e)
+    return f"{type(e).__name__}: {message}{where}" if message else f"{type(e).__name__}{where}"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The verdict of one check; ``.ok`` is True only when every case agreed. Renders as HTML and as text."""
+
+    exercise: str
+    status: str  # "passed", "failed", "error", "not attempted"
+    total: int
+    reference: str
+    agreed: int = 0  # cases that agreed before the one reported
+    case: int | None = None  # index of the case reported (0-based)
+    call: str = ""
+    expected: str = ""
+    got: str = ""
+    detail: str = ""  # first differing index, or the exception raised
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "passed"
+
+    def _lines(self) -> list[str]:
+        if self.status == "passed":
+            cases = "the one case agrees" if self.total == 1 else f"all {self.total} cases agree"
+            return [f"✓ {self.exercise}: passed: {cases} with {self.reference}"]
+        if self.status == "not attempted":
+            return [f"○ {self.exercise}: not attempted: {self.detail}",
+                    "  Write the function's body in the cell above, run it, then run this cell again."]
+        word = "failed" if self.status == "failed" else "error"
+        lines = [f"✗ {self.exercise}: {word} on case {self.case + 1} of {self.total} "
+                 f"({self.agreed} agreed before it)", f"  input:    {self.call}", f"  expected: {self.expected}"]
+        if self.status == "failed":
+            lines.append(f"  got:      {self.got}")
+            if self.detail:
+                lines.append(f"  {self.detail}")
+        else:
+            lines.append(f"  raised:   {self.detail}")
+        return lines
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self._lines())
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __str__(self) -> str:
+        return self.text
+
+    def _repr_html_(self) -> str:
+        return self.rendered().html
+
+    def rendered(self) -> Rendered:
+        colour = {"passed": _GREEN, "not attempted": _GREY}.get(self.status, _RED)
+        lines = self._lines()
+        rest = "\n".join(x.removeprefix("  ") for x in lines[1:])
+        body = (f'<div style="padding:4px 8px;margin:2px 0;border:2px solid {colour[0]};border-radius:4px;'
+                f'background:{colour[1]};color:{TEXT}"><div style="font-weight:bold">{html.escape(lines[0])}</div>'
+                + (f'<div style="{_MONO}">{html.escape(rest)}</div>' if rest else "") + "</div>")
+        return Rendered(body, self.text)
+
+
+def check_exercise(ex: Exercise, fn: Callable[..., Any]) -> CheckResult:
+    """Run ``fn`` on ``ex``'s cases and return the verdict (see the module docstring)."""
+    if not callable(fn):
+        raise TypeError(f"check needs the function you wrote, not {short(fn, 60)}")
+    # The lesson's first example decides "not attempted" before any generated case is built.
+    first = ex.examples()[0]
+    try:
+        got = ex.run(fn, first)
+    except NotImplementedError:
+        return CheckResult(ex.id, "not attempted", 0, ex.reference_name,
+                           detail=f"{ex.name} still raises NotImplementedError")
+    except Exception:  # reported below, with the case
+        got = None
+    else:
+        if got is Ellipsis:
+            return CheckResult(ex.id, "not attempted", 0, ex.reference_name, detail=f"{ex.name} still returns ...")
+    cases = ex.cases()
+    total = len(cases)
+    for k, case in enumerate(cases):
+        expected = ex.expected(k)
+        base = dict(exercise=ex.id, total=total, reference=ex.reference_name, agreed=k, case=k,
+                    call=ex.describe(case), expected=short(expected))
+        try:
+            got = ex.run(fn, case)
+        except Exception as e:
+            if isinstance(expected, Raises) and isinstance(e, expected.kind):
+                continue
+            return CheckResult(status="error", detail=_raised_at(e), **base)
+        if isinstance(expected, Raises):
+            return CheckResult(status="failed", got=short(got), detail="the reference raises here; yours returned",
+                               **base)
+        if agree(expected, got):
+            continue
+        detail = ""
+        if _is_seq(expected) and _is_seq(got):
+            i = first_index(expected, got)
+            e_item = short(expected[i], 80) if i < len(expected) else "(nothing: the list ends)"
+            g_item = short(got[i], 80) if i < len(got) else "(nothing: the list ends)"
+            detail = (f"first difference at index {i}: expected {e_item}, got {g_item} "
+                      f"(lengths {len(expected)} and {len(got)})")
+        elif type(expected) is not type(got) and expected is not None and got is not None:
+            detail = f"expected a {type(expected).__name__}, got a {type(got).__name__}"
+        return CheckResult(status="failed", got=short(got), detail=detail, **base)
+    return CheckResult(ex.id, "passed", total, ex.reference_name, agreed=total)
+
+
+def statement_view(ex: Exercise) -> Rendered:
+    """The exercise's statement (markdown source, shown as preformatted text) and its template."""
+    title = f"Exercise {ex.id}: {ex.title}"
+    text = f"{title}\n\n{ex.statement}\n\n{ex.template}\n\nCheck it with: check({ex.id!r}, {ex.name})"
+    body = (f'<div style="border:1px solid #888888;border-radius:4px;padding:6px 8px">'
+            f'<div style="font-weight:bold">{html.escape(title)}</div>'
+            f'<div style="white-space:pre-wrap">{html.escape(ex.statement)}</div>'
+            f'<pre style="{_MONO}">{html.escape(ex.template)}</pre>'
+            f'<div>Check it with: <code>{html.escape(f"check({ex.id!r}, {ex.name})")}</code></div></div>')
+    return Rendered(body, text)

@@ -1,0 +1,75 @@
+"""Write the exercise cells of each lesson's notebook from ``gguftok.exercises`` (the one source of truth).
+
+Each lesson's ``py:percent`` twin ends with an ``## Exercises`` section: an introduction, the import of
+``check``, then per exercise a markdown statement, a code cell with the function's template, and a code cell
+that checks it. This script replaces that section (or appends it) so the notebooks say exactly what the
+library checks; ``tests/test_exercises.py`` fails when they drift apart. Run ``scripts/run_notebooks.py``
+afterwards to execute the notebooks.
+
+    python scripts/exercise_cells.py            # every lesson
+    python scripts/exercise_cells.py 3 5        # lessons 03 and 05
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import jupytext
+from nbformat.v4 import new_code_cell, new_markdown_cell
+
+from gguftok.exercises import Exercise, lesson_exercises
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+HEADING = "## Exercises"
+IMPORT = "from gguftok.exercises import check  # noqa: E402"
+
+
+def intro(lesson: int) -> str:
+    return (f"{HEADING}\n\n"
+            "Write each function in the code cell under its statement, run that cell, then run the check below it.\n"
+            "The check calls your function on this lesson's examples and on many generated inputs (seeded, so the\n"
+            "same every time), compares each answer with gguftok's own, and shows the first input where they\n"
+            "differ: the input, the expected answer, yours, and for a list the first index that differs. Until you\n"
+            "write the body it says *not attempted*. `gguftok.exercises.show(\"NN.name\")` prints a task again.\n"
+            f"The solutions are in `solutions/lesson{lesson:02d}.py` at the top of the repository.")
+
+
+def statement_markdown(ex: Exercise) -> str:
+    return f"### Exercise {ex.id}: {ex.title}\n\n{ex.statement}"
+
+
+def check_source(ex: Exercise) -> str:
+    return f'check("{ex.id}", {ex.name})'
+
+
+def exercise_cells(lesson: int) -> list:
+    cells = [new_markdown_cell(intro(lesson)), new_code_cell(IMPORT)]
+    for ex in lesson_exercises(lesson):
+        cells += [new_markdown_cell(statement_markdown(ex)), new_code_cell(ex.template),
+                  new_code_cell(check_source(ex))]
+    return cells
+
+
+def notebook_path(lesson: int) -> Path:
+    (path,) = NOTEBOOKS.glob(f"{lesson:02d}_*.py")
+    return path
+
+
+def update(lesson: int) -> Path:
+    path = notebook_path(lesson)
+    nb = jupytext.read(path)
+    keep = next((k for k, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith(HEADING)),
+                len(nb.cells))
+    nb.cells = nb.cells[:keep] + exercise_cells(lesson)
+    jupytext.write(nb, path, fmt="py:percent")
+    return path
+
+
+def main(args: list[str]) -> None:
+    for lesson in [int(a) for a in args] or range(1, 13):
+        print("updated", update(lesson).name)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
