@@ -183,6 +183,14 @@ def cmd_fetch(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from .doctor import environment_check
+
+    report = environment_check()
+    print(report.text)
+    return 0 if report.ok else 1
+
+
 class UsageError(GguftokError):
     """A command line that cannot be carried out (exit status 2)."""
 
@@ -236,6 +244,11 @@ def build_parser() -> argparse.ArgumentParser:
                        "vocabularies and their test cases.")
     p.add_argument("--dest", help="default: data/vocab of the repository")
     p.set_defaults(func=cmd_fetch)
+
+    p = sub.add_parser("doctor", help="check what the workbook needs, with the fix for anything missing",
+                       description="Python, the packages, the 19 vocabularies (sha256), the widgets front end, the "
+                       "optional oracle and voila; exit status 1 if something needed is missing.")
+    p.set_defaults(func=cmd_doctor)
     return parser
 
 

@@ -21,22 +21,85 @@
 # under the keys `tokenizer.ggml.*`. This workbook builds that tokenizer in Python, one step per notebook,
 # and checks every step against llama.cpp, whose token ids are the ones the model was run with.
 #
-# | notebook | what you will see |
-# |---|---|
-# | 01 | the `tokenizer.ggml.*` keys of a real GGUF file, read byte by byte |
-# | 02 | why a byte-level vocabulary writes a space as `Ġ` |
-# | 03 | merges, and why their order is the whole algorithm |
-# | 04 | pre-tokenizers: how text is cut into words before any merge |
-# | 05 | encoding one word, merge by merge |
-# | 06 | special tokens, and why user text should not be parsed for them |
-# | 07 | BOS, EOS and the tokens that end generation |
-# | 08 | from ids back to text, one token at a time |
-# | 09 | checking our ids against llama.cpp's own test cases |
-# | 10 | making it fast |
-# | 11 | SentencePiece vocabularies |
-# | 12 | the whole tokenizer in one class |
+# This page checks your set-up, then lays out the route through the twelve lessons.
+
+# %% [markdown]
+# ## Is everything in place?
 #
-# The notebooks arrive one lesson at a time; this one checks that the set-up worked.
+# `gguftok.doctor.environment_check()` looks for what the workbook needs: Python 3.10 or newer, the packages
+# (`jupyterlab`, `ipywidgets`, `regex`, `gguf`, `matplotlib`, `numpy`, `jupytext`, `nbval`), the 19
+# reference vocabularies with their SHA-256 checksums, and the JupyterLab front end of the widgets
+# (`jupyterlab_widgets`: without it every interactive view shows up as a line of text). Each line says ✓ or ✗,
+# and for anything missing the command that fixes it. Two extras are optional and marked `-` when absent:
+# the live llama.cpp oracle (`make oracle`, only for fuzzing against llama.cpp) and `voila` (for the
+# instructor mode below). The same check runs in a terminal as `gguftok doctor`.
+
+# %% tags=["nbval-ignore-output"]
+from gguftok.doctor import environment_check
+
+report = environment_check()
+report
+
+# %% [markdown]
+# The table above shows this machine's versions. The line below is all that matters:
+
+# %%
+print(report.summary())
+
+# %% [markdown]
+# ## The route
+#
+# Each lesson takes one step of the pipeline, shows it on the real vocabularies, and names the `gguftok`
+# module that implements it. Read them in order: each one uses what the ones before it built.
+#
+# | notebook | what it shows | the code it explains |
+# |---|---|---|
+# | 01 | the `tokenizer.ggml.*` keys of a GGUF file, read byte by byte; the 19 reference vocabularies | `gguftok.metadata` (`read_metadata`) |
+# | 02 | why a byte-level vocabulary writes a space as `Ġ`: GPT-2's byte-to-character map | `gguftok.bytemap` |
+# | 03 | merges and their ranks; how llama.cpp reads a merge line | `gguftok.models.bpe` (`merge_ranks`, `split_merge`) |
+# | 04 | pre-tokenizers: the regexes that cut text into words before any merge | `gguftok.pretokenize` |
+# | 05 | one word through the merge queue, pop by pop, stale entries included | `gguftok.models.bpe` (`merge_word`) |
+# | 06 | special tokens, cut out longest first; why user text must not be parsed for them | `gguftok.special`, `gguftok.vocab` |
+# | 07 | BOS, EOS and the end-of-generation set, rule by rule | `gguftok.vocab` |
+# | 08 | from ids back to text, and streaming it without broken characters | `gguftok.detokenize`, `gguftok.stream` |
+# | 09 | matching llama.cpp token for token: its test cases, recorded answers, the first difference | `gguftok.conformance` |
+# | 10 | the word cache, counted | `gguftok.models.bpe` (`BPEModel.word_ids`) |
+# | 11 | SentencePiece, WordPiece, Unigram and the other families | `gguftok.models.spm` and the other models |
+# | 12 | the whole tokenizer in one object, end to end | `gguftok.tokenizer` (`Tokenizer`) |
+#
+# Every lesson ends with **exercises**: you write a function that the lesson explained (a GGUF string reader,
+# the byte map, the merge queue, the special-token partition, a streaming decoder, ...), and
+# `gguftok.exercises.check` runs it on the lesson's examples and on many generated inputs, compares every
+# answer with gguftok's own, and shows the first input where they differ. The list:
+
+# %%
+from gguftok.exercises import lesson_exercises  # noqa: E402
+
+for lesson in range(1, 13):
+    print(f"{lesson:02d}  " + "; ".join(f"{ex.name}: {ex.title}" for ex in lesson_exercises(lesson)))
+
+# %% [markdown]
+# A check says *not attempted* until you write the function's body, *passed* with the number of cases when
+# every answer agrees, and otherwise shows the input, the expected answer, yours, and for a list the first
+# index that differs (or the exception your code raised, with its line). The solutions are in `solutions/`
+# at the top of the repository, one file per lesson; try first.
+
+# %% [markdown]
+# ## How to run the workbook
+#
+# - `make lab` (in a terminal at the top of the repository) sets everything up (a virtual environment in
+#   `.venv/`, the packages, the vocabularies) and opens JupyterLab on this folder. A second run installs
+#   nothing.
+# - `make test` runs the linter and the whole test suite, notebooks included: `nbval` re-executes every
+#   notebook and compares each output with the one saved in it. Cells whose output changes from run to run
+#   (widgets, figures, this page's table of versions) are tagged `nbval-ignore-output`, and each has a static
+#   twin whose output is compared instead.
+# - Each notebook has a twin `NN_*.py` (jupytext, `py:percent`): that is the file to edit and review.
+#   `python scripts/run_notebooks.py notebooks/NN_x.py` executes it and writes the `.ipynb` without
+#   timestamps, so that a re-run changes a notebook only where its outputs change.
+# - **Instructor mode**: `instructor.ipynb` shows the step-through views (merge queue, pre-tokenizer,
+#   special tokens, streaming) alone, in large type, with no code. `pip install voila`, then `make present`
+#   (or `voila notebooks/instructor.ipynb`) serves it as a page for a projector.
 
 # %% [markdown]
 # ## The reference vocabularies
@@ -48,10 +111,10 @@
 # and a `-` means the key is absent from the file.
 
 # %%
-from gguftok.catalog import catalog, format_catalog
+from gguftok.catalog import catalog, format_catalog  # noqa: E402
 
 print(format_catalog(catalog()))
 
 # %% [markdown]
-# If the table above has 19 rows, everything is in place. If it is empty, run `make vocab` in a terminal at
-# the top of the repository and run this notebook again.
+# If the table above has 19 rows, the vocabularies are in place. If it is empty, run `make vocab` in a
+# terminal at the top of the repository and run this notebook again. Then open `01_gguf_metadata.ipynb`.
