@@ -12,10 +12,11 @@ VOCAB  ?= qwen2
 N      ?= 2000
 FUZZ_ARGS ?=
 LAB_ARGS ?=
+PRESENT_ARGS ?=
 # Jupyter refuses to run as root unless told; containers and CI machines often are root.
 ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: all setup vocab lint test lab oracle fuzz golden test-oracle bench synthetic notebooks clean
+.PHONY: all setup vocab lint test lab present oracle fuzz golden test-oracle bench synthetic notebooks clean
 
 all: test
 
@@ -40,6 +41,11 @@ test: setup lint
 
 lab: setup
 	$(PY) -m jupyter lab --notebook-dir=notebooks $(ROOT_ARGS) $(LAB_ARGS)
+
+# Instructor mode: the step-through views in large type, code hidden (needs voila: pip install voila).
+present: setup
+	@$(PY) -c 'import voila' 2>/dev/null || { echo "instructor mode needs voila: $(PY) -m pip install voila" >&2; exit 1; }
+	$(PY) -m voila notebooks/instructor.ipynb $(PRESENT_ARGS)
 
 # The live reference: llama-cpp-python 0.3.36 built from the same sdist into its own environment.
 oracle: $(STAMP)

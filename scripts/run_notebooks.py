@@ -4,7 +4,7 @@ The ``py:percent`` twin (``notebooks/NN_*.py``) is the source a reviewer reads; 
 kernel from ``notebooks/`` and writes the paired ``.ipynb`` with its outputs, without execution timestamps
 or this machine's Python version, so that a re-run changes a notebook only when its outputs change.
 
-    python scripts/run_notebooks.py                 # every notebook
+    python scripts/run_notebooks.py                 # every notebook, the instructor's too
     python scripts/run_notebooks.py notebooks/00_start_here.py
 """
 
@@ -38,7 +38,8 @@ def run(py: Path) -> Path:
 
 
 def main(paths: list[str]) -> None:
-    targets = [Path(p).resolve().with_suffix(".py") for p in paths] or sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py"))
+    targets = [Path(p).resolve().with_suffix(".py") for p in paths] or [
+        *sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py")), NOTEBOOKS / "instructor.py"]
     for py in targets:
         print(f"running {py.name} ...", flush=True)
         print(f"  wrote {run(py).relative_to(NOTEBOOKS.parent)}")
