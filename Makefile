@@ -1,6 +1,6 @@
 # gguftok: two commands set everything up.
 #   make lab    virtual environment, packages, vocabularies, then JupyterLab on notebooks/
-#   make test   the same set-up, then lint and the whole test suite
+#   make test   the same set-up (plus Chromium for the browser tests), then lint and the whole test suite
 # Both are idempotent: a second run installs and downloads nothing.
 
 PYTHON ?= python3
@@ -16,7 +16,7 @@ PRESENT_ARGS ?=
 # Jupyter refuses to run as root unless told; containers and CI machines often are root.
 ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: all setup vocab lint test lab present oracle fuzz golden test-oracle bench synthetic notebooks clean
+.PHONY: all setup vocab browser lint test lab present oracle fuzz golden test-oracle bench synthetic notebooks clean
 
 all: test
 
@@ -33,10 +33,14 @@ setup: $(STAMP) vocab
 vocab: $(STAMP)
 	$(PY) -m gguftok.data fetch
 
+# Debian's Chromium for tests/browser (apt-get when root; otherwise those tests skip and say why).
+browser:
+	@bash scripts/install_browser.sh
+
 lint: $(STAMP)
 	$(PY) -m ruff check gguftok tests bench scripts solutions
 
-test: setup lint
+test: setup browser lint
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 lab: setup

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from gguftok.data import load_manifest, missing_or_wrong, vocab_dir
 
 REPO = Path(__file__).resolve().parent.parent
+_STARTED = time.time()
 MANIFEST = load_manifest()
 VOCAB_NAMES = sorted(n.removeprefix("ggml-vocab-").removesuffix(".gguf") for n in MANIFEST if n.endswith(".gguf"))
 
@@ -37,3 +39,11 @@ def vocab_path():
 def each_vocab(request, vocab_path) -> Path:
     """Each of the 19 pinned vocabulary files in turn."""
     return vocab_path(request.param)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Name the folder of screenshots the browser tests wrote in this run (for people; never compared)."""
+    shots = REPO / "build" / "screenshots"
+    fresh = [p for p in shots.glob("*.png") if p.stat().st_mtime >= _STARTED]
+    if fresh:
+        terminalreporter.write_line(f"screenshots of the workbook's views in JupyterLab ({len(fresh)}): {shots}")

@@ -239,7 +239,8 @@ def compare_ids(tok, candidate: Sequence[int], reference: Sequence[int], labels:
         lines.append(f"{k:>4d}  {a:<28s} {b:<28s}{mark}")
         style = (f"padding:0 4px;{_MONO};white-space:pre;border:{border} {colour[0]};background:{colour[1]};"
                  f"color:{TEXT}")
-        label = (f"<span style='font-weight:bold;font-size:80%;color:{TEXT}'>{note}</span>" if k == at
+        label = (f"<span style='font-weight:bold;font-size:80%;color:{TEXT};background:{_BAD[1]};"
+                 f"border:1px solid {_BAD[0]};padding:0 3px'>{note}</span>" if k == at
                  else f"<span style='font-size:80%'>{note}</span>")
         trs.append(f"<tr><td style='padding:0 4px;text-align:right'>{k}</td><td style='{style}'>"
                    f"{html.escape(a)}</td><td style='{style}'>{html.escape(b)}</td><td style='padding:0 4px'>"

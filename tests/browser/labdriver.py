@@ -1,0 +1,275 @@
+"""Drive the workbook the way a student does: JupyterLab on loopback, Debian's Chromium through Playwright.
+
+Nothing here downloads a browser: Playwright's Python package brings only its driver, and the browser is the
+system's ``/usr/bin/chromium`` (``GGUFTOK_CHROMIUM`` names another). ``make test`` installs it with apt-get
+where it runs as root (``scripts/install_browser.sh``); elsewhere the tests skip and say why, except under CI,
+where a missing browser fails the run.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SCREENSHOTS = REPO / "build" / "screenshots"
+CHROMIUM = Path(os.environ.get("GGUFTOK_CHROMIUM", "/usr/bin/chromium"))
+# The flags a closed network needs: without the background-networking ones Chromium keeps dialling out.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+LIGHT, DARK = "JupyterLab Light", "JupyterLab Dark"
+
+# Lab settings for a test run: every cell in the DOM (no windowing, so a cell far down can be found by its
+# text), no news or update pop-ups, the light theme to start with.
+SETTINGS = {
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false",
+                                                                      "checkForUpdates": False},
+    "@jupyterlab/apputils-extension/themes.jupyterlab-settings": {"theme": LIGHT},
+}
+
+
+def missing_browser() -> str | None:
+    """Why the browser layer cannot run here, or None when it can."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright for Python is not installed (it is in the [test] extra: make test installs it)"
+    if not CHROMIUM.exists():
+        return (f"no Chromium at {CHROMIUM} (install Debian's chromium: sudo apt-get install chromium, "
+                "or set GGUFTOK_CHROMIUM)")
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Lab:
+    """A JupyterLab server on loopback over a temporary copy of ``notebooks/``, with no token.
+
+    The copy sits beside links to ``data/`` and ``tests/`` because the notebooks read ``../data/...`` and
+    ``../tests/golden``; running them never writes into the repository.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        shutil.copytree(REPO / "notebooks", root / "notebooks",
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+        for name in ("data", "tests"):
+            (root / name).symlink_to(REPO / name, target_is_directory=True)
+        settings = root / "settings"
+        for rel, value in SETTINGS.items():
+            (settings / rel).parent.mkdir(parents=True, exist_ok=True)
+            (settings / rel).write_text(json.dumps(value), encoding="utf-8")
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings),
+                   JUPYTERLAB_WORKSPACES_DIR=str(root / "workspaces"))
+        cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={self.port}", "--ip=127.0.0.1",
+               "--ServerApp.port_retries=0", "--IdentityProvider.token=", "--ServerApp.password=",
+               "--ServerApp.disable_check_xsrf=True",
+               f"--ServerApp.root_dir={root / 'notebooks'}", "--LabApp.news_url=None"]
+        if os.getuid() == 0:
+            cmd.append("--allow-root")
+        self.log = (root / "jupyterlab.log").open("w")
+        # a session of its own, so that stopping it also stops the kernels it started
+        self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        self._wait_ready(60)
+
+    def _wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"JupyterLab exited with {self.proc.returncode}: {self.log_tail()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/status", timeout=2):
+                    return
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError(f"JupyterLab did not answer within {timeout} s: {self.log_tail()}")
+
+    def log_tail(self, n: int = 2000) -> str:
+        self.log.flush()
+        return (self.root / "jupyterlab.log").read_text(encoding="utf-8", errors="replace")[-n:]
+
+    def api(self, path: str, method: str = "GET"):
+        req = urllib.request.Request(f"{self.url}{path}", method=method)
+        with urllib.request.urlopen(req, timeout=10) as r:
+            body = r.read()
+        return json.loads(body) if body else None
+
+    def shutdown_kernels(self) -> None:
+        """Stop every kernel, so that one notebook's kernel does not hold memory during the next."""
+        for session in self.api("/api/sessions"):
+            self.api(f"/api/sessions/{session['id']}", "DELETE")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(5)
+        self.log.close()
+
+
+# --------------------------------------------------------------------------------------------- the page
+
+
+def open_notebook(page, lab: Lab, name: str, timeout_ms: int = 60_000) -> None:
+    """Open one notebook in a fresh workspace (``?reset``: no tabs from earlier notebooks) with its kernel idle."""
+    page.goto(f"{lab.url}/lab/tree/{name}?reset")
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=timeout_ms)
+    # the status bar reads "<kernel name> | Idle" once a kernel has started and connected ("No Kernel" before)
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]
+                 .some(e => / \\| Idle$/.test(e.textContent) && !e.textContent.startsWith('No Kernel'))""",
+        timeout=timeout_ms, polling=200)
+
+
+def run_all(page, timeout_ms: int = 240_000) -> None:
+    """Run > Run All Cells, as a student would, then wait until every code cell has its execution count."""
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+    page.wait_for_function(
+        """() => {
+            const prompts = [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) '
+                                                          + '.jp-CodeCell .jp-InputArea-prompt')];
+            return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
+        }""", timeout=timeout_ms, polling=250)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=timeout_ms)
+
+
+def error_outputs(page) -> list[str]:
+    """The text of every error or stderr output, and every widget that failed to display."""
+    found = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").all_inner_texts()
+    found += page.get_by_text("Error displaying widget").all_inner_texts()
+    return found
+
+
+def code_cell(page, marker: str):
+    """The code cell whose source contains ``marker`` (exactly one)."""
+    cells = page.locator(".jp-CodeCell").filter(has=page.locator(".jp-InputArea-editor", has_text=marker))
+    if cells.count() != 1:
+        raise AssertionError(f"{cells.count()} code cells contain {marker!r}, expected 1")
+    return cells.first
+
+
+def widget_of(cell):
+    """The interactive view a cell displayed (the outermost ipywidgets box of its output)."""
+    return cell.locator(".jp-OutputArea-output .widget-vbox").first
+
+
+def shown_html_text(widget) -> str:
+    """The text of the last visible HTML output inside a widget: what a student reads now."""
+    return widget.evaluate(
+        """w => {
+            const parts = [...w.querySelectorAll('.widget-html-content')].filter(e => e.offsetParent !== null);
+            return parts.length ? parts[parts.length - 1].textContent : null;
+        }""")
+
+
+def html_text(page, html: str) -> str:
+    """The text a browser reads out of ``html`` (how the widget's value will look as text)."""
+    return page.evaluate("h => { const d = document.createElement('div'); d.innerHTML = h; return d.textContent; }",
+                         html)
+
+
+def wait_for_text(page, widget, expected: str, timeout_ms: int = 30_000) -> None:
+    """Wait until the widget shows ``expected`` (the kernel answers a change asynchronously)."""
+    try:
+        page.wait_for_function(
+            """([w, want]) => {
+                const parts = [...w.querySelectorAll('.widget-html-content')].filter(e => e.offsetParent !== null);
+                return parts.length && parts[parts.length - 1].textContent === want;
+            }""", arg=[widget.element_handle(), expected], timeout=timeout_ms, polling=100)
+    except Exception as e:  # show what was there instead
+        raise AssertionError(f"the view never showed the expected text.\nexpected: {expected[:400]!r}\n"
+                             f"shown:    {(shown_html_text(widget) or '')[:400]!r}") from e
+
+
+def set_theme(page, theme: str) -> None:
+    """Settings > Theme > ``theme``, then wait until the page has switched."""
+    page.get_by_role("menuitem", name="Settings", exact=True).click()
+    page.locator(".lm-Menu-itemLabel").filter(has_text=re.compile("^Theme$")).click()
+    page.locator(".lm-Menu-itemLabel").filter(has_text=re.compile(f"^{re.escape(theme)}$")).click()
+    light = "true" if theme == LIGHT else "false"
+    page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{light}'", timeout=30_000)
+    page.wait_for_timeout(300)  # the stylesheet swap settles
+
+
+# The WCAG contrast ratio of every piece of text inside an element: its computed colour against the
+# background it is drawn on (the nearest ancestor with a background, translucent layers composited).
+CONTRAST_JS = """
+root => {
+  const parse = c => { const m = c.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; };
+  const over = (top, under) => top.slice(0, 3).map((v, i) => v * top[3] + under[i] * (1 - top[3])).concat([1]);
+  const lum = c => { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+                     return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+  const background = el => {
+    const layers = [];
+    for (let e = el; e; e = e.parentElement) {
+      const bg = parse(getComputedStyle(e).backgroundColor);
+      if (bg[3] > 0) { layers.push(bg); if (bg[3] >= 1) break; }
+    }
+    let c = [255, 255, 255, 1];
+    for (const layer of layers.reverse()) c = over(layer, c);
+    return c;
+  };
+  const out = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (!n.textContent.trim() || el.offsetParent === null) continue;
+    const style = getComputedStyle(el);
+    if (style.visibility === 'hidden' || style.opacity === '0') continue;
+    const bg = background(el);
+    const fg = over(parse(style.color), bg);
+    const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+    out.push({text: n.textContent.slice(0, 40), ratio: (a + 0.05) / (b + 0.05), color: style.color,
+              background: 'rgb(' + bg.slice(0, 3).map(Math.round).join(', ') + ')'});
+  }
+  return out;
+}
+"""
+
+
+def contrast(locator) -> list[dict]:
+    return locator.evaluate(CONTRAST_JS)
+
+
+def screenshot(locator, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    locator.scroll_into_view_if_needed()
+    locator.screenshot(path=str(path))
+    return path
+
+
+# ------------------------------------------------------------------------------ lesson inputs, not answers
+
+
+def notebook_literal(notebook: str, name: str):
+    """The literal a notebook's py:percent twin assigns to ``name`` (or passes as the first argument of the
+    call it assigns), so the tests feed gguftok the same lesson inputs without a second copy of them."""
+    tree = ast.parse((REPO / "notebooks" / f"{notebook}.py").read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            value = node.value.args[0] if isinstance(node.value, ast.Call) else node.value
+            return ast.literal_eval(value)
+    raise LookupError(f"{notebook}.py assigns no literal to {name}")

@@ -1,0 +1,339 @@
+"""The workbook in a real browser: each notebook opened in JupyterLab, run with Run All Cells, every view used.
+
+nbval proves that cells run and print what was committed; it cannot see a widget. Here each notebook runs in
+JupyterLab inside headless Chromium, and the test asserts no error output and no "Error displaying widget";
+that each interactive view is on the page; one real interaction per view, whose result must equal what the
+pure view function of gguftok renders for the new input (computed here, never hard-coded); and, in the dark
+theme, that every piece of token text keeps a readable contrast. Screenshots of each view, light and dark,
+go to ``build/screenshots/`` for people to look at (they are not compared).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache, partial
+from pathlib import Path
+
+import pytest
+from labdriver import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    DARK,
+    LIGHT,
+    REPO,
+    Lab,
+    code_cell,
+    contrast,
+    error_outputs,
+    html_text,
+    missing_browser,
+    notebook_literal,
+    open_notebook,
+    run_all,
+    screenshot,
+    set_theme,
+    shown_html_text,
+    wait_for_text,
+    widget_of,
+)
+
+from gguftok import Tokenizer
+from gguftok.data import vocab_dir
+
+WHY_NOT = missing_browser()
+if WHY_NOT and os.environ.get("CI"):
+    pytest.fail(f"the browser layer must run in CI: {WHY_NOT}", pytrace=False)
+pytestmark = [pytest.mark.skipif(WHY_NOT is not None, reason=f"browser layer skipped: {WHY_NOT}"),
+              pytest.mark.timeout(420)]
+
+NOTEBOOKS = sorted(p.name for p in (REPO / "notebooks").glob("*.ipynb"))
+MIN_CONTRAST = 4.5  # WCAG AA for normal-size text
+
+
+@cache
+def tok(name: str) -> Tokenizer:
+    return Tokenizer.from_gguf(vocab_dir() / f"ggml-vocab-{name}.gguf")
+
+
+# ----------------------------------------------------------------------------------------- interactions
+# Each takes the page and the view's widget, acts as a student would, and asserts what the view then shows.
+
+
+def _input(widget, selector: str):
+    box = widget.locator(selector)
+    assert box.count() >= 1, f"no {selector} in the view"
+    return box.first
+
+
+def _type(page, widget, selector: str, text: str, enter: bool = False) -> None:
+    box = _input(widget, selector)
+    box.fill(text)
+    if enter:
+        box.press("Enter")
+
+
+def browse_vocabulary(page, widget):
+    from gguftok.viz.vocab import vocab_page
+
+    _type(page, widget, "input[type=text]", "Ġtokeniz")
+    wait_for_text(page, widget, html_text(page, vocab_page(tok("qwen2"), "Ġtokeniz", 0, 25).html))
+    _type(page, widget, "input[type=text]", "Ġthe")
+    _type(page, widget, "input[type=number]", "2", enter=True)
+    second = vocab_page(tok("qwen2"), "Ġthe", 1, 25)
+    wait_for_text(page, widget, html_text(page, second.html))
+    first_id = second.text.split("\n")[2].split()[0]  # page 2 starts after 25 matches
+    assert first_id.isdigit() and first_id in shown_html_text(widget)
+
+
+def inspect_bytes(page, widget):
+    from gguftok.viz.bytemap_view import text_bytes_view
+
+    _type(page, widget, "input[type=text]", "Hé 👋\\n")
+    view = text_bytes_view(tok("qwen2"), "Hé 👋\n")
+    wait_for_text(page, widget, html_text(page, view.html))
+    for i in tok("qwen2").encode("Hé 👋\n", add_special=False):
+        assert str(i) in shown_html_text(widget)
+
+
+@cache
+def qwen2_merges():
+    from gguftok.viz.merges_view import MergeIndex
+
+    return MergeIndex.from_tokenizer(tok("qwen2"))
+
+
+def look_up_rank(page, widget):
+    from gguftok.viz.merges_view import rank_lookup
+
+    _type(page, widget, "input[type=text]", "Ġ a")
+    wait_for_text(page, widget, html_text(page, rank_lookup(qwen2_merges(), "Ġ a").html))
+    assert str(qwen2_merges().ranks["Ġ a"]) in shown_html_text(widget)
+
+
+def page_merges(page, widget):
+    from gguftok.viz.merges_view import first_merges
+
+    _type(page, widget, "input[type=number]", "24", enter=True)
+    wait_for_text(page, widget, html_text(page, first_merges(qwen2_merges(), 24, 12).html))
+
+
+def split_with_pretokenizer(page, widget):
+    from gguftok.bytemap import text_to_bytes
+    from gguftok.pretokenize import PreTokenizer, pre_tokenizer_config
+    from gguftok.viz.pretokenize_view import explorer_view, pre_options
+    from gguftok.viz.render import escape_visible
+
+    text = "Hello  world 123456\tfoo's 你好"
+    label = next(label for label, value in pre_options() if value == "gpt-2")
+    widget.locator("select").first.select_option(label=label)
+    _type(page, widget, "textarea", text)
+    wait_for_text(page, widget, html_text(page, explorer_view("gpt-2", text).html))
+    pieces = [text_to_bytes(p).decode() for p in PreTokenizer(pre_tokenizer_config("gpt-2")).split(text)]
+    assert len(pieces) > 1 and "".join(pieces) == text
+    shown = shown_html_text(widget)
+    assert all(escape_visible(p) in shown for p in pieces)  # each piece as a chip, whitespace made visible
+
+
+def _frames_shown(page, widget, frames, index: int, action: Callable[[], None]):
+    wait_for_text(page, widget, html_text(page, frames[0].html))
+    action()
+    wait_for_text(page, widget, html_text(page, frames[index].html))
+
+
+def _slider_right(widget, times: int = 1):
+    handle = widget.locator(".noUi-handle").first
+    handle.focus()
+    for _ in range(times):
+        handle.press("ArrowRight")
+
+
+def step_toy_queue(page, widget, notebook="05_merge_queue"):
+    from gguftok.models.bpe import merge_ranks, merge_word
+    from gguftok.viz.queue_view import queue_frames
+
+    ranks = merge_ranks(notebook_literal(notebook, "TOY"))
+    frames = queue_frames("lower", ranks)
+    _frames_shown(page, widget, frames, 1, lambda: _slider_right(widget))
+    steps = []
+    merge_word("lower", ranks, steps)
+    assert " ".join(steps[0].symbols) in shown_html_text(widget) or steps[0].pair in shown_html_text(widget)
+
+
+def play_qwen2_queue(page, widget):
+    from gguftok.viz.queue_view import trace_frames
+
+    trace = tok("qwen2").trace(" tokenization")[0]
+    frames = trace_frames(tok("qwen2"), trace)
+    _frames_shown(page, widget, frames, 1, lambda: widget.locator(".widget-play button").first.click())
+    widget.locator(".widget-play button").first.click()  # Play again pauses: the screenshot shows a merge
+
+
+def flip_parse_special(page, widget):
+    from gguftok.viz.special_view import playground_view
+
+    text = widget.locator("textarea").first.input_value()
+    wait_for_text(page, widget, html_text(page, playground_view(tok("qwen2"), text, False).html))
+    widget.locator("input[type=checkbox]").first.check()
+    wait_for_text(page, widget, html_text(page, playground_view(tok("qwen2"), text, True).html))
+    specials = [i for i in tok("qwen2").encode(text, parse_special=True) if i in tok("qwen2").vocab.special_cache]
+    assert specials and all(str(i) in shown_html_text(widget) for i in specials)
+
+
+def choose_bos_vocabulary(page, widget):
+    from gguftok.viz.bos_view import vocab_bos_view
+
+    text = widget.locator("input[type=text]").first.input_value()
+    widget.locator("select").first.select_option("ggml-vocab-llama-spm.gguf")
+    wait_for_text(page, widget, html_text(page, vocab_bos_view(tok("llama-spm"), text, "llama-spm").html))
+    assert str(tok("llama-spm").vocab.special["bos"]) in shown_html_text(widget)
+
+
+def play_stream(page, widget, notebook="08_streaming", name="PARAGRAPH"):
+    from gguftok.viz.stream_view import stream_frames, token_pieces
+
+    ids = tok("qwen2").encode(notebook_literal(notebook, name))
+    frames = stream_frames(token_pieces(tok("qwen2"), ids), ids)
+    _frames_shown(page, widget, frames, 1, lambda: widget.locator(".widget-play button").first.click())
+    widget.locator(".widget-play button").first.click()  # pause on the frame reached
+
+
+def edit_ids(page, widget):
+    from gguftok.viz.conformance_view import conformance_view
+
+    qwen2 = tok("qwen2")
+    text = widget.locator("textarea").first.input_value()
+    ids = qwen2.encode(text, add_special=qwen2.add_bos, parse_special=True)
+    ids[2] += 1  # one wrong id: the marker must move to token 2
+    _type(page, widget, "textarea >> nth=1", str(ids))
+    wait_for_text(page, widget, html_text(page, conformance_view(qwen2, text, str(ids)).html))
+
+
+def resize_cache(page, widget):
+    from gguftok.viz.cache_view import SIZES, cache_state, notebook_text, plain_words
+
+    sources = [REPO / "notebooks" / f"{n}.py" for n in ("01_gguf_metadata", "02_byte_map", "03_merge_ranks",
+                                                         "04_pretokenizers", "05_merge_queue", "06_special_tokens")]
+    words = plain_words(tok("qwen2"), notebook_text(sources, "markdown"))
+    frames = [cache_state(words, s, 12) for s in SIZES]
+    _frames_shown(page, widget, frames, 3, lambda: _slider_right(widget, 3))
+
+
+def choose_family(page, widget):
+    from gguftok.viz.families_view import family_view
+
+    text = widget.locator("textarea").first.input_value()
+    widget.locator("select").first.select_option("ggml-vocab-bert-bge.gguf")
+    wait_for_text(page, widget, html_text(page, family_view(tok("bert-bge"), text, title="bert-bge").html))
+
+
+@dataclass(frozen=True)
+class View:
+    marker: str  # text of the cell that displays it
+    name: str
+    interact: Callable
+
+
+VIEWS = {
+    "01_gguf_metadata.ipynb": [View("vocab_browser(qwen2)", "vocab-browser", browse_vocabulary)],
+    "02_byte_map.ipynb": [View("byte_inspector(qwen2)", "byte-inspector", inspect_bytes)],
+    "03_merge_ranks.ipynb": [View("rank_lookup_widget(qwen2_merges", "rank-lookup", look_up_rank),
+                             View("merge_list_widget(qwen2_merges", "merge-list", page_merges)],
+    "04_pretokenizers.ipynb": [View("pretokenizer_explorer(LESSON_LINE", "pretokenizer-explorer",
+                                    split_with_pretokenizer)],
+    "05_merge_queue.ipynb": [View('queue_player(queue_frames("lower"', "toy-queue-player", step_toy_queue),
+                             View("queue_player(tokenization)", "qwen2-queue-player", play_qwen2_queue)],
+    "06_special_tokens.ipynb": [View("special_playground(", "special-playground", flip_parse_special)],
+    "07_bos_eos.ipynb": [View("bos_explorer(", "bos-explorer", choose_bos_vocabulary)],
+    "08_streaming.ipynb": [View("stream_player(frames)", "stream-player", play_stream)],
+    "09_conformance.ipynb": [View("conformance_playground(", "conformance-playground", edit_ids)],
+    "10_word_cache.ipynb": [View("cache_explorer(prose)", "cache-explorer", resize_cache)],
+    "11_sentencepiece.ipynb": [View("families_playground(", "families-playground", choose_family)],
+    # the instructor's page: the same views in large type
+    "instructor.ipynb": [
+        View("pretokenizer_explorer(LESSON_LINE", "pretokenizer-explorer", split_with_pretokenizer),
+        View("queue_player(lower)", "toy-queue-player", partial(step_toy_queue, notebook="instructor")),
+        View("queue_player(tokenization)", "qwen2-queue-player", play_qwen2_queue),
+        View("special_playground(", "special-playground", flip_parse_special),
+        View("stream_player(streamed)", "stream-player", partial(play_stream, notebook="instructor",
+                                                                 name="STREAM_TEXT")),
+    ],
+}
+
+
+def test_every_notebook_with_a_widget_is_covered():
+    """A new interactive cell must get an interaction here: each call of a widget factory has its View."""
+    import re
+
+    factories = re.compile(r"^\s*(\w+_(?:browser|inspector|widget|explorer|player|playground))\(", re.M)
+    for nb in NOTEBOOKS:
+        source = (REPO / "notebooks" / nb).with_suffix(".py").read_text(encoding="utf-8")
+        calls = factories.findall(source)
+        assert len(calls) == len(VIEWS.get(nb, [])), f"{nb}: widget cells {calls}, views {VIEWS.get(nb)}"
+
+
+# ----------------------------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    server = Lab(tmp_path_factory.mktemp("lab"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, lab):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    yield pg
+    context.close()
+    lab.shutdown_kernels()
+
+
+def _readable(widget, theme: str) -> None:
+    report = contrast(widget)
+    assert report, "no text found in the view"
+    low = [r for r in report if r["ratio"] < MIN_CONTRAST]
+    assert not low, (f"{len(low)} of {len(report)} texts below contrast {MIN_CONTRAST} in {theme}, e.g. "
+                     + "; ".join(f"{r['text']!r} {r['color']} on {r['background']} ({r['ratio']:.2f})"
+                                 for r in low[:5]))
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS)
+def test_notebook_in_jupyterlab(page, lab, notebook):
+    open_notebook(page, lab, notebook)
+    run_all(page)
+    errors = error_outputs(page)
+    assert not errors, f"{notebook}: error output in JupyterLab: {errors[0][:1500]}"
+    stem = Path(notebook).stem
+    views = VIEWS.get(notebook, [])
+    widgets = []
+    for view in views:
+        widget = widget_of(code_cell(page, view.marker))
+        assert widget.count() == 1, f"{view.name}: no interactive view on the page"
+        assert "Loading widget" not in widget.inner_text()
+        view.interact(page, widget)
+        screenshot(widget, f"{stem}-{view.name}-light")
+        _readable(widget, LIGHT)
+        widgets.append((view, widget))
+    for i, figure in enumerate(page.locator(".jp-OutputArea-output img").all()):
+        screenshot(figure, f"{stem}-figure{i + 1}")
+    if widgets:
+        set_theme(page, DARK)
+        for view, widget in widgets:
+            screenshot(widget, f"{stem}-{view.name}-dark")
+            _readable(widget, DARK)
+        set_theme(page, LIGHT)  # the theme is a saved setting: the next notebook starts light
+    assert not error_outputs(page)
