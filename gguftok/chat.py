@@ -674,8 +674,8 @@ def encode_chat(tok: Tokenizer, messages: Sequence[Mapping[str, Any]], add_gener
     """
     if isinstance(template, ChatTemplate):
         tmpl = template
-    elif template is None or template in tok.chat_templates:
-        tmpl = template_of(tok, template)
+    elif template is None or template in tok.chat_templates or not re.search(r"\{[{%#]", template):
+        tmpl = template_of(tok, template)  # a name (text without Jinja markup is taken for one)
     else:
         key = ("source", template)
         if key not in tok._chat_cache:

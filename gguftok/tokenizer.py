@@ -87,9 +87,10 @@ class Tokenizer:
         v.apply_strip_rules()
         # Chat templates, as llama_model_chat_template reads them: None is tokenizer.chat_template, a name is
         # tokenizer.chat_template.<name>. Compiled by gguftok.chat on first use.
+        keys = [k for k in metadata if k == _CHAT_KEY or k.startswith(_CHAT_KEY + ".")]
         self.chat_templates: dict[str | None, str] = {
-            (None if k == _CHAT_KEY else k[len(_CHAT_KEY) + 1:]): val for k, val in metadata.items()
-            if (k == _CHAT_KEY or k.startswith(_CHAT_KEY + ".")) and isinstance(val, str)}
+            (None if k == _CHAT_KEY else k[len(_CHAT_KEY) + 1:]): metadata[k] for k in keys
+            if isinstance(metadata[k], str)}
         self._chat_cache: dict[str | None, Any] = {}
 
     def _newline_id(self, pad: int) -> int:

@@ -327,6 +327,8 @@ def test_encode_chat_takes_a_template_source_or_object(toks):
     ids = tok.encode_chat([{"role": "user", "content": "hi"}], template=src)
     assert ids == tok.encode("<|im_start|>hi<|im_end|>", parse_special=True)
     assert tok.encode_chat([{"role": "user", "content": "hi"}], template=ChatTemplate(src)) == ids
+    with pytest.raises(ChatTemplateError, match=r"no tokenizer\.chat_template\.tool_use"):
+        tok.encode_chat([{"role": "user", "content": "hi"}], template="tool_use")
 
 
 def test_errors_name_the_template_and_line():
