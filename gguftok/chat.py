@@ -124,11 +124,13 @@ def _size(value: Any, limit: int) -> int:
             total += len(x)
         elif isinstance(x, (list, tuple, set, frozenset)):
             total += 2 + len(x)
-            stack.extend(x)
+            if total <= limit:
+                stack.extend(x)
         elif isinstance(x, dict):
             total += 2 + 2 * len(x)
-            stack.extend(x.keys())
-            stack.extend(x.values())
+            if total <= limit:
+                stack.extend(x.keys())
+                stack.extend(x.values())
         elif isinstance(x, Namespace):
             stack.append(dict(object.__getattribute__(x, "_Namespace__attrs")))
         elif isinstance(x, int) and not isinstance(x, bool):
@@ -138,12 +140,23 @@ def _size(value: Any, limit: int) -> int:
     return total
 
 
+def _total_size(values: Any, limit: int) -> int:
+    """The sum of :func:`_size` over ``values``, counted up to just past ``limit`` only."""
+    total = 0
+    for v in values:
+        total += _size(v, limit - total)
+        if total > limit:
+            break
+    return total
+
+
 def _check_args(b: _Budget, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
-    """No argument may be an integer larger than max_chars (a width, a count) or print longer than it."""
-    for a in (*args, *kwargs.values()):
+    """No argument may be an integer larger than max_chars (a width, a count), nor all of them print longer."""
+    values = (*args, *kwargs.values())
+    for a in values:
         if isinstance(a, int) and not isinstance(a, bool) and abs(a) > b.max_chars:
             raise _Limit(f"an argument of {a:,} is larger than max_chars ({b.max_chars:,})")
-        b.check_size(_size(a, b.max_chars), "an argument")
+    b.check_size(_total_size(values, b.max_chars), "arguments")
 
 
 _PERCENT = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?[a-zA-Z%]")
@@ -180,11 +193,7 @@ def _check_format(b: _Budget, fmt: str, args: Sequence[Any], kwargs: Mapping[str
 def _check_join(b: _Budget, items: list[Any], sep: Any) -> None:
     sep_len = len(sep) if isinstance(sep, str) else 0
     total = sep_len * max(0, len(items) - 1)
-    for x in items:
-        total += _size(x, b.max_chars)
-        if total > b.max_chars:
-            break
-    b.check_size(total, "a joined string")
+    b.check_size(total + _total_size(items, b.max_chars - min(total, b.max_chars)), "a joined string")
 
 
 def _check_replace(b: _Budget, s: Any, old: Any, new: Any, count: Any = None) -> None:
@@ -240,7 +249,7 @@ def _filter_check(name: str, b: _Budget, a: dict[str, Any]) -> None:  # a: the b
         start = a.get("start", 0)
         if isinstance(start, (list, tuple, str)):
             items = a["iterable"] = list(a.get("iterable", ()))
-            b.check_size(sum(_size(x, b.max_chars) for x in items) + len(start), "a sum")
+            b.check_size(_total_size(items, b.max_chars) + len(start), "a sum")
 
 
 def _guard_filter(name: str, func: Callable) -> Callable:
@@ -335,7 +344,7 @@ def _output_guard(value: Any) -> Any:
 
 def _concat_guard(parts: list[Any]) -> str:
     b = _budget()
-    b.check_size(sum(_size(p, b.max_chars) for p in parts), "a ~ concatenation")
+    b.check_size(_total_size(parts, b.max_chars), "a ~ concatenation")
     return b.result("".join(map(str, parts)))
 
 

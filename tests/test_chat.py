@@ -420,6 +420,11 @@ LIMITS = {
                          "{{ f(60) }}",
     "recursive_loop": "{% for x in [1] recursive %}{{ loop([1]) }}{% endfor %}",
     "lipsum": "{{ lipsum(100000) }}",
+    "sum_of_lists": "{{ ([range(100000)|list] * 1000)|sum(start=[]) }}",
+    "translate": "{{ ('a' * 1000000).translate({97: 'b' * 1000}) }}",
+    "many_large_arguments": "{% set l = range(100000)|list %}{% macro f() %}{% endmacro %}{{ f(" + "l, " * 1000
+                            + "l) }}",
+    "many_large_parts": "{% set l = range(100000)|list %}{{ l" + " ~ l" * 1000 + " }}",
     "deep_nesting": "{{" + "(" * 5000 + "1" + ")" * 5000 + "}}",
 }
 TIMEOUT = 1.0
