@@ -59,13 +59,15 @@ oracle: $(STAMP)
 fuzz: setup oracle
 	$(PY) -m gguftok.conformance.fuzz --vocab $(VOCAB) -n $(N) $(FUZZ_ARGS)
 
-# Re-record the golden fixtures in tests/golden/ from the oracle (about 8 minutes).
+# Re-record the golden fixtures in tests/golden/ from the oracle (about 8 minutes), with llama.cpp's
+# built-in chat renderings (chat-builtin.json).
 golden: setup oracle
 	$(PY) -m gguftok.conformance.golden
+	$(PY) -m gguftok.conformance.chat_golden
 
 # The opt-in live tests: a bounded fuzz of several vocabularies against the oracle.
 test-oracle: setup oracle
-	$(PY) -m pytest -m oracle tests/test_oracle_live.py
+	$(PY) -m pytest -m oracle tests/test_oracle_live.py tests/test_chat.py
 
 bench: setup
 	$(PY) bench/bench_metadata.py

@@ -5,10 +5,10 @@
 <function read_metadata at ...>
 """
 
-from .errors import DataError, EncodeError, GGUFError, GguftokError, VocabError
+from .errors import ChatTemplateError, DataError, EncodeError, GGUFError, GguftokError, VocabError
 from .metadata import GGUFMetadata, ValueType, read_metadata
 from .tokenizer import Tokenizer
 
-__all__ = ["DataError", "EncodeError", "GGUFError", "GGUFMetadata", "GguftokError", "Tokenizer", "ValueType",
-           "VocabError", "read_metadata"]
+__all__ = ["ChatTemplateError", "DataError", "EncodeError", "GGUFError", "GGUFMetadata", "GguftokError", "Tokenizer",
+           "ValueType", "VocabError", "read_metadata"]
 __version__ = "0.1.0.dev0"

@@ -4,6 +4,7 @@
     gguftok tokenize -m model.gguf -f prompt.txt --ids
     gguftok detokenize -m model.gguf 9707 1879 0
     gguftok info model.gguf [--json]
+    gguftok chat model.gguf --messages '[{"role": "user", "content": "Hi"}]'
     gguftok conformance                                      # llama.cpp's own cases on every vocabulary
     gguftok fetch                                            # the pinned reference vocabularies
 
@@ -176,6 +177,41 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def cmd_chat(args: argparse.Namespace) -> int:
+    if args.messages is not None:
+        raw = args.messages
+    elif args.messages_file is not None:
+        raw = Path(args.messages_file).read_text(encoding="utf-8")
+    else:
+        raw = sys.stdin.read()
+    try:
+        messages = json.loads(raw)
+        variables = {k: json.loads(v) for k, v in (kv.split("=", 1) for kv in args.var)}
+        tools = json.loads(args.tools) if args.tools else None
+    except (json.JSONDecodeError, ValueError) as e:
+        raise UsageError(f"not JSON: {e}") from None
+    if not isinstance(messages, list):
+        raise UsageError("--messages must be a JSON list of {\"role\": ..., \"content\": ...} objects")
+    tok = _load(args.file)
+    agp = not args.no_generation_prompt
+    out = sys.stdout.buffer
+    if args.text:
+        text = tok.chat_template(args.template).render(messages, agp, tools=tools, **variables)
+        out.write(text.encode("utf-8", "surrogatepass"))
+        out.flush()
+        return 0
+    ids = tok.encode_chat(messages, agp, template=args.template, tools=tools, add_special=not args.no_bos,
+                          unsafe_parse_special_in_content=args.unsafe_parse_special_in_content, **variables)
+    if args.ids:
+        out.write(("[" + ", ".join(map(str, ids)) + "]\n").encode())
+    else:
+        for i in ids:
+            piece = tok.token_to_piece(i, special=True).split(b"\0")[0]
+            out.write(f"{i:6d} -> '".encode() + piece + b"'\n")
+    out.flush()
+    return 0
+
+
 def cmd_fetch(args: argparse.Namespace) -> int:
     from .data import fetch
 
@@ -232,6 +268,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("chat", help="a conversation through the model's chat template, to token ids",
+                       description="Renders the messages with the file's chat template (sandboxed) and tokenizes "
+                       "them: the template's special tokens are read, special-token text inside messages is not.")
+    p.add_argument("file", help="the GGUF file")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--messages", help='a JSON list, e.g. \'[{"role": "user", "content": "Hi"}]\'')
+    src.add_argument("--messages-file", help="read the JSON list from this file (default: standard input)")
+    p.add_argument("--template", help="a named template (tokenizer.chat_template.NAME)")
+    p.add_argument("--tools", help="a JSON list of tool definitions for the template")
+    p.add_argument("--var", action="append", default=[], metavar="KEY=JSON",
+                   help="a template variable, e.g. enable_thinking=true (repeatable)")
+    p.add_argument("--no-generation-prompt", action="store_true", help="do not open an assistant turn at the end")
+    p.add_argument("--no-bos", action="store_true", help="add no special tokens beyond what the template writes")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--ids", action="store_true", help="print only the ids, as [1, 2, 3]")
+    out.add_argument("--text", action="store_true", help="print the rendered text instead of tokens")
+    p.add_argument("--unsafe-parse-special-in-content", action="store_true",
+                   help="read special-token text inside messages as tokens too (what most engines do)")
+    p.set_defaults(func=cmd_chat)
 
     p = sub.add_parser("conformance", help="llama.cpp's own test cases on every vocabulary",
                        description="Runs llama.cpp's .inp/.out cases for every ggml-vocab-*.gguf in the folder; "

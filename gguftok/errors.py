@@ -71,5 +71,25 @@ class EncodeError(GguftokError, ValueError):
         return EncodeError(self.reason, offset=None if self.offset is None else self.offset + by)
 
 
+class ChatTemplateError(GguftokError, ValueError):
+    """A chat template cannot be rendered: a syntax error, ``raise_exception`` in the template, an unsafe
+    operation the sandbox refused, a time or size limit, or messages it cannot take.
+
+    ``template`` names the template (its metadata key, e.g. ``'tokenizer.chat_template'``) and ``line`` is the
+    template line where it happened, when known.
+    """
+
+    def __init__(self, reason: str, *, template: str | None = None, line: int | None = None) -> None:
+        self.reason = reason
+        self.template = template
+        self.line = line
+        where = []
+        if template is not None:
+            where.append(template)
+        if line is not None:
+            where.append(f"line {line}")
+        super().__init__(f"{', '.join(where)}: {reason}" if where else reason)
+
+
 class DataError(GguftokError, RuntimeError):
     """Fetching or verifying the pinned reference files failed (offline, checksum mismatch, missing file)."""

@@ -13,11 +13,17 @@ end a chat turn.
 >>> partition(b"hi<|im_end|><pad>!", [5, 6], texts.__getitem__, attrs.__getitem__, parse_special=False)
 [(0, 12), 6, (17, 1)]
 
+Text in a ``protected`` range stays text (how :mod:`gguftok.chat` keeps messages from forging tokens):
+
+>>> partition(b"<|im_end|><|im_end|>", [5], texts.__getitem__, attrs.__getitem__, True, protected=[(0, 10)])
+[(0, 10), 5]
+
 A fragment is either a token id or ``(offset, length)``: a run of raw text still to tokenize.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 
 from .vocab import CONTROL, LSTRIP, RSTRIP, UNKNOWN
@@ -27,13 +33,19 @@ Fragment = int | tuple[int, int]
 
 
 def partition(data: bytes, special_ids: Sequence[int], text_of: Callable[[int], bytes],
-              attr_of: Callable[[int], int], parse_special: bool) -> list[Fragment]:
+              attr_of: Callable[[int], int], parse_special: bool,
+              protected: Sequence[tuple[int, int]] = ()) -> list[Fragment]:
     """Split ``data`` into raw runs and special tokens exactly as ``tokenizer_st_partition`` does.
 
     ``special_ids`` must be in llama.cpp's order (longest text first). Each token claims its leftmost
     non-overlapping occurrences in every raw run, then the next token searches what is left.
+
+    ``protected`` (sorted, disjoint ``(start, end)`` byte ranges; ``start == end`` is a point) is where no
+    special token may be read: an occurrence that overlaps one stays raw text, and the search goes on one
+    byte later. :mod:`gguftok.chat` protects the special-token texts found in messages this way.
     """
     fragments: list[Fragment] = [(0, len(data))] if data else []
+    starts = [a for a, _ in protected]
     for tid in special_ids:
         attr = attr_of(tid)
         if not parse_special and attr & (CONTROL | UNKNOWN):
@@ -47,11 +59,15 @@ def partition(data: bytes, special_ids: Sequence[int], text_of: Callable[[int], 
                 out.append(frag)
                 continue
             off, ln = frag
+            search = off
             while True:
-                m = data.find(text, off, off + ln)
+                m = data.find(text, search, off + ln)
                 if m < 0:
                     out.append((off, ln))
                     break
+                if starts and _overlaps(protected, starts, m, m + len(text)):
+                    search = m + 1
+                    continue
                 if m > off:
                     left = m - off
                     if attr & LSTRIP:
@@ -68,9 +84,16 @@ def partition(data: bytes, special_ids: Sequence[int], text_of: Callable[[int], 
                             right += 1
                             rest -= 1
                     off, ln = right, rest
+                    search = off
                     if ln == 0:
                         break
                 else:
                     break
         fragments = out
     return fragments
+
+
+def _overlaps(spans: Sequence[tuple[int, int]], starts: Sequence[int], start: int, end: int) -> bool:
+    """Whether ``[start, end)`` overlaps a span (a point ``(p, p)`` overlaps if ``start < p < end``)."""
+    i = bisect_left(starts, end) - 1  # the last span starting before ``end``; ends grow with starts
+    return i >= 0 and spans[i][1] > start

@@ -37,6 +37,8 @@ from .special import Fragment, partition
 from .stream import TextStream
 from .vocab import DEFAULT_IDS, DNA_KMER_MARKER, NULL, SPECIAL_NAMES, VOCAB_TYPE_IDS, Vocab
 
+_CHAT_KEY = "tokenizer.chat_template"
+
 
 @dataclass
 class WordTrace:
@@ -83,6 +85,13 @@ class Tokenizer:
                                   v.add_space_prefix, v.remove_extra_whitespaces)
         v.nl = self._newline_id(default_pad)
         v.apply_strip_rules()
+        # Chat templates, as llama_model_chat_template reads them: None is tokenizer.chat_template, a name is
+        # tokenizer.chat_template.<name>. Compiled by gguftok.chat on first use.
+        keys = [k for k in metadata if k == _CHAT_KEY or k.startswith(_CHAT_KEY + ".")]
+        self.chat_templates: dict[str | None, str] = {
+            (None if k == _CHAT_KEY else k[len(_CHAT_KEY) + 1:]): metadata[k] for k in keys
+            if isinstance(metadata[k], str)}
+        self._chat_cache: dict[str | None, Any] = {}
 
     def _newline_id(self, pad: int) -> int:
         """``llama_vocab_nl``: computed at load, before any special token is known."""
@@ -170,6 +179,10 @@ class Tokenizer:
         of a control token (``<|im_end|>``) and have it read as that token.
         """
         data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+        return self._encode_fragments(data, self.fragments(data, parse_special), add_special)
+
+    def _encode_fragments(self, data: bytes, fragments: list[Fragment], add_special: bool) -> list[int]:
+        """The ids of ``data`` already partitioned into ``fragments``, with the specials ``add_special`` asks for."""
         v = self.vocab
         if self.model is None:
             raise EncodeError(f"a {v.model!r} vocabulary has no tokenizer (llama.cpp aborts on tokenize)")
@@ -184,7 +197,7 @@ class Tokenizer:
         if bos:
             out.append(self._required("bos"))
         prev_special = True  # SentencePiece puts a space before every raw fragment that follows a special
-        for frag in self.fragments(data, parse_special):
+        for frag in fragments:
             if isinstance(frag, int):
                 out.append(frag)
                 prev_special = True
@@ -198,17 +211,37 @@ class Tokenizer:
             out.append(self._required("sep" if v.type == "wpm" else "eos"))
         return out
 
+    def chat_template(self, name: str | None = None):
+        """The vocabulary's chat template (``tokenizer.chat_template``, or ``tokenizer.chat_template.<name>``),
+        compiled in gguftok's sandbox: a :class:`gguftok.chat.ChatTemplate` with this vocabulary's BOS/EOS texts."""
+        from .chat import template_of
+
+        return template_of(self, name)
+
+    def encode_chat(self, messages: Sequence[Mapping[str, Any]], add_generation_prompt: bool = True,
+                    **kwargs: Any) -> list[int]:
+        """Token ids of a conversation rendered with the chat template: the template's markup is read with
+        ``parse_special=True``, the special-token texts inside messages stay text. See :func:`gguftok.chat.encode_chat`
+        for the options (``template``, ``tools``, ``add_special``, the unsafe whole-string mode, ...)."""
+        from .chat import encode_chat
+
+        return encode_chat(self, messages, add_generation_prompt, **kwargs)
+
     def _required(self, name: str) -> int:
         tid = self.vocab.special[name]
         if tid == NULL:
             raise EncodeError(f"the vocabulary asks for a {name.upper()} token but has none (llama.cpp aborts)")
         return tid
 
-    def fragments(self, data: bytes, parse_special: bool = False) -> list[Fragment]:
-        """The special-token partition of ``data``: ids, and ``(offset, length)`` runs of raw text."""
+    def fragments(self, data: bytes, parse_special: bool = False,
+                  protected: Sequence[tuple[int, int]] = ()) -> list[Fragment]:
+        """The special-token partition of ``data``: ids, and ``(offset, length)`` runs of raw text.
+
+        No special token is read where it would overlap a ``protected`` byte range (see :mod:`gguftok.special`).
+        """
         v = self.vocab
         return partition(data, v.special_cache, self._special_bytes.__getitem__, v.attrs.__getitem__,
-                         parse_special)
+                         parse_special, protected)
 
     def _encode_fragment(self, raw: bytes, offset: int = 0) -> list[int]:
         """One raw-text fragment through the model's session."""

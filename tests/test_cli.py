@@ -85,3 +85,25 @@ def test_every_subcommand_has_help():
     for cmd in ("tokenize", "detokenize", "info", "conformance", "fetch"):
         r = run(cmd, "--help")
         assert r.returncode == 0 and b"usage: gguftok " + cmd.encode() in r.stdout
+
+
+def test_chat_reads_only_the_templates_special_tokens(vocab_path):
+    qwen2 = str(vocab_path("qwen2"))
+    messages = json.dumps([{"role": "user", "content": "Hi<|im_end|>"}])
+    tok = Tokenizer.from_gguf(qwen2)
+    r = run("chat", qwen2, "--messages", messages, "--ids")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == tok.encode_chat(json.loads(messages))
+    unsafe = json.loads(run("chat", qwen2, "--messages", messages, "--ids", "--unsafe-parse-special-in-content").stdout)
+    assert unsafe.count(151645) == json.loads(r.stdout).count(151645) + 1
+    text = run("chat", qwen2, "--text", "--no-generation-prompt", stdin=messages.encode()).stdout.decode()
+    assert text == tok.chat_template().render(json.loads(messages), add_generation_prompt=False)
+    lines = run("chat", qwen2, "--messages", messages).stdout.decode().splitlines()
+    assert lines[0] == "151644 -> '<|im_start|>'"
+
+
+def test_chat_errors(vocab_path):
+    r = run("chat", str(vocab_path("gpt-2")), "--messages", "[]")
+    assert r.returncode == 1 and b"no tokenizer.chat_template" in r.stderr
+    r = run("chat", str(vocab_path("qwen2")), "--messages", "{")
+    assert r.returncode == 2 and b"not JSON" in r.stderr

@@ -53,9 +53,9 @@ def test_environment_yml_asks_for_the_same_python():
     assert f"python{requires}" in env["dependencies"]
 
 
-def test_runtime_dependencies_are_only_regex_gguf_numpy():
+def test_runtime_dependencies_are_only_regex_gguf_numpy_jinja2():
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    assert sorted(_split(r)[0] for r in project["dependencies"]) == ["gguf", "numpy", "regex"]
+    assert sorted(_split(r)[0] for r in project["dependencies"]) == ["gguf", "jinja2", "numpy", "regex"]
 
 
 def test_readme_starts_with_the_two_commands():

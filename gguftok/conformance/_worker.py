@@ -13,6 +13,8 @@ code that prints is sent to stderr). Bytes travel as base64. Requests:
   {"op": "detokenize", "ids": [...], "remove_special": b, "unparse_special": b}   -> {"text": B64}
   {"op": "pieces", "ids": [...] or null, "special": b}         -> {"pieces": [B64, ...]}
   {"op": "facts"}    -> special ids, add_* flags, end-of-generation ids, every token's attributes
+  {"op": "chat", "template": T, "messages": [[role, content], ...], "add_ass": b}
+     -> {"text": B64}, or {"text": null} when llama_chat_apply_template does not recognize the template
 """
 
 import base64
@@ -101,6 +103,25 @@ class Worker:
         return out
 
 
+def chat(template, messages, add_ass):
+    """``llama_chat_apply_template``: llama.cpp's built-in renderers, picked by looking at the template."""
+    msgs = (L.llama_chat_message * max(1, len(messages)))()
+    keep = []  # the encoded strings must outlive the call
+    for i, (role, content) in enumerate(messages):
+        keep += [role.encode(), content.encode()]
+        msgs[i].role, msgs[i].content = keep[-2], keep[-1]
+    tmpl = template.encode()
+    size = 256 + 2 * sum(len(x) for x in keep)
+    while True:
+        buf = ctypes.create_string_buffer(size)
+        n = L.llama_chat_apply_template(tmpl, msgs, len(messages), add_ass, buf, size)
+        if n < 0:
+            return {"text": None}
+        if n <= size:
+            return {"text": base64.b64encode(buf.raw[:n]).decode()}
+        size = n
+
+
 def isolated(fn, *args):
     """Run ``fn(*args)`` in a forked child; its reply, or {"crash": signal name} if it died."""
     import signal
@@ -150,6 +171,8 @@ def main():
                 res = worker.pieces(req.get("ids"), req["special"])
             elif op == "facts":
                 res = worker.facts()
+            elif op == "chat":
+                res = chat(req["template"], req["messages"], req["add_ass"])
             else:
                 res = {"error": f"unknown op {op!r}"}
         except Exception as e:  # a Python-side failure; native aborts end the process instead

@@ -181,3 +181,12 @@ class Oracle:
     def facts(self) -> dict | Crash:
         """Special ids (-1 for none), add_bos/add_eos/add_sep, the end-of-generation ids, every attribute."""
         return self._send({"op": "facts"})
+
+    def chat_builtin(self, template: str, messages: list[dict], add_ass: bool = True) -> str | Crash | None:
+        """``llama_chat_apply_template``: llama.cpp's built-in rendering of ``messages`` (role and content only)
+        for the template it recognizes in ``template``, or ``None`` when it recognizes none."""
+        r = self._send({"op": "chat", "template": template, "add_ass": bool(add_ass),
+                        "messages": [[m["role"], m.get("content") or ""] for m in messages]})
+        if isinstance(r, Crash):
+            return r
+        return None if r["text"] is None else base64.b64decode(r["text"]).decode("utf-8")
