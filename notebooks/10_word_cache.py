@@ -188,8 +188,8 @@ hit_rate_figure({"notebook prose": prose, "notebook code": code});
 # The curves climb quickly and then flatten against the dashed line, the unbounded cache, whose misses are
 # exactly the first occurrences. The code climbs earlier: its repeats come close together (the same
 # names and punctuation within a few lines), so a small cache already catches them. It flattens lower only
-# because the sample is short: 2,341 words leave less room for repeats than 12,286, so a larger share of
-# its words are first occurrences. A cache of a few hundred words already catches most of what can be caught
+# because the sample is short: about a fifth of the prose's words (both counts are under the tables above)
+# leave less room for repeats, so a larger share of its words are first occurrences. A cache of a few hundred words already catches most of what can be caught
 # in these texts, and at 10,000 words (gguftok's default, and the lesson's) the cache is effectively
 # unbounded for any single prompt of this size: it only starts to evict on long documents with a large
 # vocabulary of their own, which is when the bound on memory matters.
