@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from ..stdmap_order import iteration_order
@@ -260,34 +259,15 @@ def vocab_bos_view(tok, text: str, name: str = "") -> Rendered:
 
 
 def bos_explorer(folder=None, text: str = "Hello world", vocab: str = "llama-bpe"):
-    """A Dropdown of the vocabulary files and a text box over :func:`vocab_bos_view`. Tokenizers are loaded on
-    first use and kept."""
+    """A vocabulary file and a text box over :func:`vocab_bos_view`. Tokenizers are loaded on first use and
+    kept."""
     import ipywidgets as W
 
-    from ..data import vocab_dir
-    from ..tokenizer import Tokenizer
+    from .widgets import vocab_playground
 
-    files = {p.name: p for p in sorted(Path(folder or vocab_dir()).glob("ggml-vocab-*.gguf"))}
-    default = f"ggml-vocab-{vocab}.gguf"
-    loaded: dict[str, object] = {}
-    choice = W.Dropdown(options=list(files), value=default if default in files else next(iter(files)),
-                        description="file", layout=W.Layout(width="28em"))
     box = W.Text(value=text, description="text", layout=W.Layout(width="95%"))
-    out = W.HTML()
-
-    def update(*_):
-        name = choice.value
-        if name not in loaded:
-            loaded[name] = Tokenizer.from_gguf(files[name])
-        try:
-            out.value = vocab_bos_view(loaded[name], box.value, name.removeprefix("ggml-vocab-")
-                                       .removesuffix(".gguf")).html
-        except ValueError as e:  # text a vocabulary cannot encode
-            out.value = f"<div>{html.escape(str(e))}</div>"
-
-    for w in (choice, box):
-        w.observe(update, names="value")
-    update()
+    choice, out = vocab_playground(lambda tok, name, t: vocab_bos_view(tok, t, name).html, [box], folder=folder,
+                                   vocab=vocab, short=False, description="file", layout=W.Layout(width="28em"))
     return W.VBox([choice, box, out])
 
 

@@ -265,38 +265,22 @@ def conformance_view(tok, text: str, candidate: Sequence[int] | str, add_special
 
 def conformance_playground(folder=None, text: str = "Hello world, it's 2026!", ids: str = "",
                            vocab: str = "qwen2"):
-    """A text box for the text, one for the ids to check, and a choice of vocabulary file over
-    :func:`conformance_view`. An empty id box is filled with the reference ids. Tokenizers load on first use."""
+    """A vocabulary, a text and an id list (typed or pasted) over :func:`conformance_view`. An empty id box is
+    filled with the reference ids. Tokenizers load on first use."""
     import ipywidgets as W
 
-    from ..data import vocab_dir
-    from ..tokenizer import Tokenizer
+    from .widgets import vocab_playground
 
-    files = {p.name.removeprefix("ggml-vocab-").removesuffix(".gguf"): p
-             for p in sorted(Path(folder or vocab_dir()).glob("ggml-vocab-*.gguf"))}
-    loaded: dict[str, object] = {}
     box = W.Textarea(value=text, description="text", layout=W.Layout(width="95%", height="4em"))
     id_box = W.Textarea(value=ids, description="ids", layout=W.Layout(width="95%", height="4em"))
-    choice = W.Dropdown(options=list(files), value=vocab if vocab in files else next(iter(files)),
-                        description="vocabulary")
-    out = W.HTML()
 
-    def update(*_):
-        name = choice.value
-        if name not in loaded:
-            loaded[name] = Tokenizer.from_gguf(files[name])
-        tok = loaded[name]
-        try:
-            if not id_box.value.strip():
-                id_box.value = str(tok.encode(box.value, add_special=tok.add_bos, parse_special=True))
-                return  # setting the box calls update again
-            out.value = conformance_view(tok, box.value, id_box.value).html
-        except ValueError as e:  # ids that do not parse, or text the vocabulary rejects
-            out.value = f"<div>{html.escape(str(e))}</div>"
+    def render(tok, _, t, typed):
+        if not typed.strip():
+            id_box.value = str(tok.encode(t, add_special=tok.add_bos, parse_special=True))
+            return None  # setting the box renders again
+        return conformance_view(tok, t, typed).html
 
-    for w in (box, id_box, choice):
-        w.observe(update, names="value")
-    update()
+    choice, out = vocab_playground(render, [box, id_box], folder=folder, vocab=vocab)
     return W.VBox([choice, box, id_box, out])
 
 

@@ -266,28 +266,12 @@ def counts_figure(counts: Mapping[str, Mapping[str, int]], families: Mapping[str
 
 
 def families_playground(folder=None, text: str = "Hello wörld 😀", vocab: str = "ggml-vocab-llama-spm.gguf"):
-    """A text box and a Dropdown of the vocabulary files; shows :func:`family_view` for the choice."""
+    """A text box and a choice of the 19 vocabulary files over :func:`family_view`."""
     import ipywidgets as W
 
-    from ..tokenizer import Tokenizer
+    from .widgets import vocab_playground
 
-    files = {p.name: p for p in vocab_files(folder)}
-    cache: dict[str, object] = {}
     box = W.Textarea(value=text, description="text", layout=W.Layout(width="90%"))
-    pick = W.Dropdown(options=list(files), value=vocab if vocab in files else next(iter(files)),
-                      description="vocabulary")
-    out = W.HTML()
-
-    def update(*_):
-        name = pick.value
-        if name not in cache:
-            cache[name] = Tokenizer.from_gguf(files[name])
-        try:
-            out.value = family_view(cache[name], box.value, title=short_name(name)).html
-        except ValueError as e:  # an input llama.cpp itself rejects
-            out.value = f"<pre>{html.escape(str(e))}</pre>"
-
-    box.observe(update, "value")
-    pick.observe(update, "value")
-    update()
+    pick, out = vocab_playground(lambda tok, name, t: family_view(tok, t, title=name).html, [box], folder=folder,
+                                 vocab=vocab, short=False)
     return W.VBox([box, pick, out])

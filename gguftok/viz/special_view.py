@@ -320,34 +320,16 @@ def playground_view(tok, text: str, parse_special: bool = False, add_special: bo
 
 
 def special_playground(folder=None, text: str = "<|im_start|>user\nHi<|im_end|>\n", vocab: str = "qwen2"):
-    """A text box, a choice of vocabulary file and a ``parse_special`` toggle over :func:`playground_view`.
-    Tokenizers are loaded on first use and kept."""
+    """A vocabulary, a text box and a ``parse_special`` switch over :func:`playground_view`. Tokenizers are
+    loaded on first use and kept."""
     import ipywidgets as W
 
-    from ..data import vocab_dir
-    from ..tokenizer import Tokenizer
+    from .widgets import vocab_playground
 
-    files = {p.name.removeprefix("ggml-vocab-").removesuffix(".gguf"): p
-             for p in sorted(Path(folder or vocab_dir()).glob("ggml-vocab-*.gguf"))}
-    loaded: dict[str, object] = {}
     box = W.Textarea(value=text, description="text", layout=W.Layout(width="95%", height="5em"))
-    choice = W.Dropdown(options=list(files), value=vocab if vocab in files else next(iter(files)),
-                        description="vocabulary")
     toggle = W.Checkbox(value=False, description="parse_special")
-    out = W.HTML()
-
-    def update(*_):
-        name = choice.value
-        if name not in loaded:
-            loaded[name] = Tokenizer.from_gguf(files[name])
-        try:
-            out.value = playground_view(loaded[name], box.value, toggle.value).html
-        except ValueError as e:  # a vocabulary that cannot tokenize, or text it rejects
-            out.value = f"<div>{html.escape(str(e))}</div>"
-
-    for w in (box, choice, toggle):
-        w.observe(update, names="value")
-    update()
+    choice, out = vocab_playground(lambda tok, _, t, parse: playground_view(tok, t, parse).html, [box, toggle],
+                                   folder=folder, vocab=vocab)
     return W.VBox([W.HBox([choice, toggle]), box, out])
 
 

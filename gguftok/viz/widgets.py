@@ -22,3 +22,49 @@ def vocab_browser(tok, per_page: int = 25):
     page.observe(update, names="value")
     update()
     return W.VBox([W.HBox([query, page]), out])
+
+
+def vocab_playground(render, controls, *, folder=None, vocab: str = "qwen2", short: bool = True,
+                     description: str = "vocabulary", layout=None):
+    """The pattern of the lessons' playgrounds: a choice of the reference vocabularies, some input
+    ``controls``, and an HTML output showing ``render(tokenizer, short_name, *values)``.
+
+    Only file names go into the Dropdown (19 entries, never a vocabulary's tokens); each tokenizer is loaded on
+    first choice and kept. ``short`` names them ``qwen2`` instead of ``ggml-vocab-qwen2.gguf``. A
+    ``ValueError`` from ``render`` (ids that do not parse, text a vocabulary rejects) is shown as text. Returns
+    ``(choice, out)`` for the caller to lay out; ``render`` is called again when any of them changes.
+    """
+    import html
+    from pathlib import Path
+
+    import ipywidgets as W
+
+    from ..data import vocab_dir
+    from ..tokenizer import Tokenizer
+
+    def label(p: Path) -> str:
+        return p.name.removeprefix("ggml-vocab-").removesuffix(".gguf") if short else p.name
+
+    files = {label(p): p for p in sorted(Path(folder or vocab_dir()).glob("ggml-vocab-*.gguf"))}
+    wanted = vocab if short else f"ggml-vocab-{vocab}.gguf" if not vocab.endswith(".gguf") else vocab
+    choice = W.Dropdown(options=list(files), value=wanted if wanted in files else next(iter(files)),
+                        description=description, **({"layout": layout} if layout is not None else {}))
+    out = W.HTML()
+    loaded: dict[str, Tokenizer] = {}
+
+    def update(*_):
+        name = choice.value
+        if name not in loaded:
+            loaded[name] = Tokenizer.from_gguf(files[name])
+        try:
+            shown = render(loaded[name], files[name].name.removeprefix("ggml-vocab-").removesuffix(".gguf"),
+                           *(c.value for c in controls))
+        except ValueError as e:
+            shown = f"<div>{html.escape(str(e))}</div>"
+        if shown is not None:
+            out.value = shown
+
+    for w in (choice, *controls):
+        w.observe(update, names="value")
+    update()
+    return choice, out
