@@ -33,7 +33,7 @@ from .models.ugm import UGMModel
 from .models.wpm import WPMModel
 from .pretokenize import PreTokenizer
 from .pretokenize.unicode import WHITESPACE_SET, decode_for_text, to_lower
-from .special import Fragment, partition
+from .special import Fragment, SpecialIndex, partition
 from .stream import TextStream
 from .vocab import DEFAULT_IDS, DNA_KMER_MARKER, NULL, SPECIAL_NAMES, VOCAB_TYPE_IDS, Vocab
 
@@ -61,6 +61,7 @@ class Tokenizer:
         default_pad = DEFAULT_IDS[v.type][4]  # the pad id before the file's keys: llama.cpp's newline fallback
         self.pieces = Pieces(v)
         self._special_bytes = {tid: v.texts[tid].encode("utf-8", "surrogateescape") for tid in v.special_cache}
+        self._special_index = SpecialIndex(v.special_cache, self._special_bytes.__getitem__)
         self.pre = self.model = None
         if v.type == "bpe":
             self.pre = PreTokenizer(v.pre_config)
@@ -207,8 +208,9 @@ class Tokenizer:
     def fragments(self, data: bytes, parse_special: bool = False) -> list[Fragment]:
         """The special-token partition of ``data``: ids, and ``(offset, length)`` runs of raw text."""
         v = self.vocab
-        return partition(data, v.special_cache, self._special_bytes.__getitem__, v.attrs.__getitem__,
-                         parse_special)
+        # only the special tokens that can occur in data: the same partition, without a search per token
+        return partition(data, self._special_index.candidates(data), self._special_bytes.__getitem__,
+                         v.attrs.__getitem__, parse_special)
 
     def _encode_fragment(self, raw: bytes, offset: int = 0) -> list[int]:
         """One raw-text fragment through the model's session."""
@@ -229,13 +231,8 @@ class Tokenizer:
             raise e.shifted(offset) from None  # offsets in the fragment become offsets in the input
 
     def _bpe_session(self, raw: bytes) -> list[int]:
-        text = decode_for_text(raw, "input")
-        word_ids = self.model.word_ids
-        out: list[int] = []
-        for word in self.pre.split(text):
-            if word:  # zero-length matches give empty words, which the session skips
-                out += word_ids(word)
-        return out
+        # zero-length matches give empty words, which the session skips
+        return self.model.encode_words(self.pre.split(decode_for_text(raw, "input")))
 
     def _whitespace_session(self, raw: bytes) -> list[int]:
         """The ``whitespace`` model: drop every whitespace code point, lowercase (if the vocabulary says so),

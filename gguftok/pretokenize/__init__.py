@@ -12,13 +12,18 @@ flags, and a list of regexes applied in order, each one splitting the pieces lef
 from __future__ import annotations
 
 import json
+from codecs import charmap_decode
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..bytemap import BYTE_TO_CHAR
 from ..errors import EncodeError, VocabError
-from .regex_split import collapsed_text, split_regex, uses_categories
+from .fast import FAST
+from .regex_split import collapse, collapsed_text, split_regex, uses_categories
 from .splitters import CUSTOM
 from .unicode import MAX_CODE_POINT
 
@@ -26,8 +31,9 @@ _TABLES = json.loads(Path(__file__).with_name("pre-tables.json").read_text(encod
 PRE_STRINGS: dict[str, dict[str, Any]] = _TABLES["pre"]
 PRE_TYPE_REGEXES: dict[str, dict[str, Any]] = _TABLES["regexes"]
 
-# bytes.translate table: each byte to its GPT-2 character, through latin-1
-_BYTE_ENCODE = {b: BYTE_TO_CHAR[b] for b in range(256)}
+# codecs.charmap_decode tables: each byte to its GPT-2 character; the second keeps NUL as NUL (a separator)
+_BYTE_MAP = "".join(BYTE_TO_CHAR)
+_BYTE_MAP_NUL = "\0" + _BYTE_MAP[1:]
 
 
 @dataclass(frozen=True)
@@ -58,18 +64,24 @@ def pre_tokenizer_config(pre: str | None) -> PreTokenizerConfig:
 
 
 class PreTokenizer:
-    """Splits text into words with one pre-type's regex list, as ``unicode_regex_split`` does."""
+    """Splits text into words with one pre-type's regex list, as ``unicode_regex_split`` does.
+
+    :meth:`split` is the fast path that encoding uses; :meth:`split_lengths` runs llama.cpp's hand-written
+    loops as ported (the reference the teaching views show). They cut alike: a test checks it.
+    """
 
     def __init__(self, config: PreTokenizerConfig) -> None:
         self.config = config
         self.regexes = config.regexes
         self.byte_encode = config.byte_encode
         self._collapse = any(uses_categories(r) for r in self.regexes)
+        # one hand-written splitter with a compiled equivalent: one findall over the whole text
+        self._single = FAST.get(self.regexes[0]) if len(self.regexes) == 1 else None
 
     def split_lengths(self, cps: list[int]) -> list[int]:
-        """The word lengths (in code points) of ``cps``; empty words (zero-length matches) included.
-
-        Empty text has no words (llama.cpp never pre-tokenizes an empty fragment).
+        """The word lengths (in code points) of ``cps``, with llama.cpp's loops as ported; empty words
+        (zero-length matches) included. Empty text has no words (llama.cpp never pre-tokenizes an empty
+        fragment).
         """
         if not cps:
             return []
@@ -85,19 +97,81 @@ class PreTokenizer:
             lengths = split_regex(cps, lengths, rx, collapsed)
         return lengths
 
+    def fast_lengths(self, text: str) -> list[int]:
+        """:meth:`split_lengths` of ``text``, with the compiled equivalents of the loops where there are some
+        (:mod:`gguftok.pretokenize.fast`, each run on one piece of the collapsed text at a time)."""
+        if not text:
+            return []
+        collapsed = collapse(text)
+        cps: list[int] | None = None  # made only for a step that needs the code points
+        lengths = [len(text)]
+        for rx in self.regexes:
+            fast = FAST.get(rx)
+            if fast is not None:
+                out, start = [], 0
+                for n in lengths:
+                    out += map(len, fast.findall(collapsed, start, start + n))
+                    start += n
+                lengths = out
+                continue
+            if cps is None:
+                cps = [ord(c) for c in text]
+            custom = CUSTOM.get(rx)
+            if custom is not None:
+                out = custom(cps, lengths)
+                if out:
+                    lengths = out
+                    continue
+            lengths = split_regex(cps, lengths, rx, collapsed)
+        return lengths
+
     def split(self, text: str) -> list[str]:
         """The words of ``text`` (code points as a ``str``, surrogates allowed), GPT-2 byte-encoded if the
         pre-type says so. Raises :class:`~gguftok.errors.EncodeError` for a code point past U+10FFFF.
         """
-        cps = [ord(c) for c in text]
-        words = []
+        if not text:
+            return []
+        if self._single is None:
+            words = cut(text, self.fast_lengths(text))
+        elif text.isascii():  # ASCII text is its own collapsed text: the matches are the words
+            words = self._single.findall(text)
+        else:
+            words = cut(text, map(len, self._single.findall(collapse(text))))
+        return byte_encode_words(words) if self.byte_encode else words
+
+
+def cut(text: str, lengths: Iterable[int]) -> list[str]:
+    """``text`` cut into consecutive pieces of these lengths (in code points).
+
+    Faster equivalent of slicing piece by piece: a NUL is put between the pieces in the text's array of code
+    points, and the result is split at the NULs, all in C. Exact when the text has no NUL of its own;
+    otherwise piece by piece.
+    """
+    if "\0" in text:
+        out = []
         start = 0
-        for n in self.split_lengths(cps):
-            words.append(text[start:start + n])
+        for n in lengths:
+            out.append(text[start:start + n])
             start += n
-        if self.byte_encode:
-            return [w.encode("utf-8", "surrogatepass").decode("latin-1").translate(_BYTE_ENCODE) for w in words]
-        return words
+        return out
+    ends = np.cumsum(np.fromiter(lengths, dtype=np.int64))
+    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    return np.insert(cps, ends[:-1], 0).tobytes().decode("utf-32-le", "surrogatepass").split("\0")
+
+
+def byte_encode_words(words: list[str]) -> list[str]:
+    """Each word's UTF-8 bytes as GPT-2 characters (``"é"`` -> ``"Ã©"``), surrogates as their own bytes.
+
+    Faster equivalent of encoding word by word: the words are joined with NUL, encoded and mapped in one
+    pass (``codecs.charmap_decode`` with GPT-2's table, in which NUL stays NUL), then split at the NULs. That
+    is exact when no word holds a NUL of its own, which the count of NULs checks; otherwise word by word.
+    """
+    if not words:
+        return []
+    joined = "\0".join(words)
+    if joined.count("\0") != len(words) - 1:
+        return [charmap_decode(w.encode("utf-8", "surrogatepass"), "strict", _BYTE_MAP)[0] for w in words]
+    return charmap_decode(joined.encode("utf-8", "surrogatepass"), "strict", _BYTE_MAP_NUL)[0].split("\0")
 
 
 def check_code_points(cps: list[int]) -> None:

@@ -104,6 +104,12 @@ def collapsed_text(cps: list[int]) -> str:
     return _COLLAPSE[np.asarray(cps, dtype=np.int64)].tobytes().decode("latin-1")
 
 
+def collapse(text: str) -> str:
+    """:func:`collapsed_text` of a ``str`` (surrogates allowed), without making a list of code points."""
+    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    return _COLLAPSE[cps].tobytes().decode("latin-1")
+
+
 def wide_text(cps: list[int]) -> str:
     """The code points as a string, non-ASCII whitespace turned into ``\\v`` (std::wregex sees no other)."""
     return "".join("\x0b" if c > 0x7F and c in WHITESPACE_SET else chr(c) for c in cps)
