@@ -20,7 +20,7 @@ import heapq
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import pairwise
+from itertools import pairwise, repeat
 
 from ..errors import EncodeError
 
@@ -44,7 +44,13 @@ def merge_ranks(merges: Sequence[str]) -> dict[str, int]:
     a space inside ``right`` is unreachable, as it is in llama.cpp. A merge without such a space registers
     the empty pair, which no lookup can reach either.
     """
-    ranks: dict[str, int] = {}
+    # Fast path, built in C: when every merge has its space and none repeats, the dict of merge -> position
+    # is exactly what the loop below builds.
+    if min(map(str.find, merges, repeat(" "), repeat(1)), default=0) > 0:
+        ranks = dict(zip(merges, range(len(merges)), strict=True))
+        if len(ranks) == len(merges):
+            return ranks
+    ranks = {}
     for rank, m in enumerate(merges):
         ranks.setdefault(m if split_merge(m) else " ", rank)
     return ranks
