@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .batch import encode_batch
 from .detokenize import Pieces, detokenize
 from .errors import EncodeError
 from .metadata import read_metadata
@@ -58,6 +59,8 @@ class Tokenizer:
 
     def __init__(self, metadata: Mapping[str, Any], *, cache_size: int = 10_000) -> None:
         self.vocab = v = Vocab(metadata)
+        self.cache_size = cache_size
+        self.source_path: str | None = None  # the GGUF file, when loaded by from_gguf (encode_batch's workers read it)
         default_pad = DEFAULT_IDS[v.type][4]  # the pad id before the file's keys: llama.cpp's newline fallback
         self.pieces = Pieces(v)
         self._special_bytes = {tid: v.texts[tid].encode("utf-8", "surrogateescape") for tid in v.special_cache}
@@ -104,7 +107,9 @@ class Tokenizer:
     @classmethod
     def from_gguf(cls, path: str | os.PathLike[str], **kwargs: Any) -> Tokenizer:
         """Load from a GGUF file, reading only its metadata (the tensors are never touched)."""
-        return cls(read_metadata(path), **kwargs)
+        tok = cls(read_metadata(path), **kwargs)
+        tok.source_path = os.path.abspath(path)
+        return tok
 
     # ----------------------------------------------------------------------------------------- facts
     @property
@@ -198,6 +203,13 @@ class Tokenizer:
         if eos:
             out.append(self._required("sep" if v.type == "wpm" else "eos"))
         return out
+
+    def encode_batch(self, texts: Sequence[str | bytes], add_special: bool = True, parse_special: bool = False, *,
+                     workers: int = 1, progress: bool = False, chunk_size: int | None = None) -> list[list[int]]:
+        """:meth:`encode` of each text, in order, over ``workers`` processes (``0``: one per CPU; ``1``, the
+        default: in this process), with a tqdm progress bar if ``progress``. See :mod:`gguftok.batch`."""
+        return encode_batch(self, texts, add_special, parse_special, workers=workers, progress=progress,
+                            chunk_size=chunk_size)
 
     def _required(self, name: str) -> int:
         tid = self.vocab.special[name]

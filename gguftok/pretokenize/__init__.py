@@ -31,9 +31,8 @@ _TABLES = json.loads(Path(__file__).with_name("pre-tables.json").read_text(encod
 PRE_STRINGS: dict[str, dict[str, Any]] = _TABLES["pre"]
 PRE_TYPE_REGEXES: dict[str, dict[str, Any]] = _TABLES["regexes"]
 
-# codecs.charmap_decode tables: each byte to its GPT-2 character; the second keeps NUL as NUL (a separator)
+# codecs.charmap_decode table: each byte to its GPT-2 character
 _BYTE_MAP = "".join(BYTE_TO_CHAR)
-_BYTE_MAP_NUL = "\0" + _BYTE_MAP[1:]
 
 
 @dataclass(frozen=True)
@@ -128,50 +127,80 @@ class PreTokenizer:
     def split(self, text: str) -> list[str]:
         """The words of ``text`` (code points as a ``str``, surrogates allowed), GPT-2 byte-encoded if the
         pre-type says so. Raises :class:`~gguftok.errors.EncodeError` for a code point past U+10FFFF.
+
+        The words are made in C, without a Python step per word: the matches of the compiled pattern (on the
+        collapsed text, or on ASCII text itself) give their lengths, a separator is put between them in the
+        text's array of code points, and the result is encoded, mapped to GPT-2 characters and split at the
+        separators once. The separator is a code point the text does not contain, so the cuts are exact.
         """
         if not text:
             return []
-        if self._single is None:
-            words = cut(text, self.fast_lengths(text))
-        elif text.isascii():  # ASCII text is its own collapsed text: the matches are the words
-            words = self._single.findall(text)
+        sep = separator(text)
+        if sep is None:  # the text holds every candidate separator: piece by piece
+            words = cut(text, self._lengths(text))
+            return byte_encode_words(words) if self.byte_encode else words
+        if self._single is not None and text.isascii():  # ASCII text is its own collapsed text
+            joined = sep.join(self._single.findall(text))
         else:
-            words = cut(text, map(len, self._single.findall(collapse(text))))
-        return byte_encode_words(words) if self.byte_encode else words
+            joined = join_pieces(text, self._lengths(text), sep)
+        return split_joined(joined, sep, self.byte_encode)
+
+    def _lengths(self, text: str) -> Iterable[int]:
+        if self._single is None:
+            return self.fast_lengths(text)
+        return map(len, self._single.findall(collapse(text)))
+
+
+# NUL, then the 32 noncharacters U+FDD0..U+FDEF: a text that holds all of them is cut the slow way
+_SEPARATORS = "\0" + "".join(map(chr, range(0xFDD0, 0xFDF0)))
+
+
+def separator(text: str) -> str | None:
+    """A code point that ``text`` does not contain, to join its pieces with; ``None`` if it has them all."""
+    return next((c for c in _SEPARATORS if c not in text), None)
+
+
+def join_pieces(text: str, lengths: Iterable[int], sep: str) -> str:
+    """The consecutive pieces of ``text`` with these lengths (in code points), joined by ``sep``: the
+    separator is put between them in the text's array of code points, in C."""
+    ends = np.cumsum(np.fromiter(lengths, dtype=np.int64))
+    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    return np.insert(cps, ends[:-1], ord(sep)).tobytes().decode("utf-32-le", "surrogatepass")
+
+
+def split_joined(joined: str, sep: str, byte_encode: bool) -> list[str]:
+    """The pieces of ``joined`` between the ``sep`` characters, each byte-encoded if ``byte_encode``.
+
+    Byte-encoding the whole at once is exact: the UTF-8 bytes of ``sep`` map to a string that occurs only
+    where ``sep`` was (UTF-8 is self-synchronising, and the pieces do not contain ``sep``).
+    """
+    if not byte_encode:
+        return joined.split(sep)
+    mapped = charmap_decode(joined.encode("utf-8", "surrogatepass"), "strict", _BYTE_MAP)[0]
+    return mapped.split(charmap_decode(sep.encode("utf-8"), "strict", _BYTE_MAP)[0])
 
 
 def cut(text: str, lengths: Iterable[int]) -> list[str]:
-    """``text`` cut into consecutive pieces of these lengths (in code points).
-
-    Faster equivalent of slicing piece by piece: a NUL is put between the pieces in the text's array of code
-    points, and the result is split at the NULs, all in C. Exact when the text has no NUL of its own;
-    otherwise piece by piece.
-    """
-    if "\0" in text:
-        out = []
-        start = 0
-        for n in lengths:
-            out.append(text[start:start + n])
-            start += n
-        return out
-    ends = np.cumsum(np.fromiter(lengths, dtype=np.int64))
-    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    return np.insert(cps, ends[:-1], 0).tobytes().decode("utf-32-le", "surrogatepass").split("\0")
+    """``text`` cut into consecutive pieces of these lengths (in code points)."""
+    sep = separator(text)
+    if sep is not None:
+        return join_pieces(text, lengths, sep).split(sep)
+    out = []
+    start = 0
+    for n in lengths:
+        out.append(text[start:start + n])
+        start += n
+    return out
 
 
 def byte_encode_words(words: list[str]) -> list[str]:
-    """Each word's UTF-8 bytes as GPT-2 characters (``"é"`` -> ``"Ã©"``), surrogates as their own bytes.
-
-    Faster equivalent of encoding word by word: the words are joined with NUL, encoded and mapped in one
-    pass (``codecs.charmap_decode`` with GPT-2's table, in which NUL stays NUL), then split at the NULs. That
-    is exact when no word holds a NUL of its own, which the count of NULs checks; otherwise word by word.
-    """
+    """Each word's UTF-8 bytes as GPT-2 characters (``"é"`` -> ``"Ã©"``), surrogates as their own bytes."""
     if not words:
         return []
-    joined = "\0".join(words)
-    if joined.count("\0") != len(words) - 1:
+    sep = separator("".join(words))
+    if sep is None:
         return [charmap_decode(w.encode("utf-8", "surrogatepass"), "strict", _BYTE_MAP)[0] for w in words]
-    return charmap_decode(joined.encode("utf-8", "surrogatepass"), "strict", _BYTE_MAP_NUL)[0].split("\0")
+    return split_joined(sep.join(words), sep, True)
 
 
 def check_code_points(cps: list[int]) -> None:
