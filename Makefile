@@ -33,7 +33,7 @@ vocab: $(STAMP)
 	$(PY) -m gguftok.data fetch
 
 lint: $(STAMP)
-	$(PY) -m ruff check gguftok tests bench scripts
+	$(PY) -m ruff check gguftok tests bench scripts examples
 
 test: setup lint
 	$(PY) -m pytest $(PYTEST_ARGS)
@@ -62,7 +62,7 @@ test-oracle: setup oracle
 BENCH_ARGS ?=
 bench: setup
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
-	$(PY) bench/bench_peers.py --all-bpe $(BENCH_ARGS)
+	$(PY) bench/bench_peers.py --all-bpe --scale $(BENCH_ARGS)
 	$(PY) bench/bench_metadata.py --all --no-reader
 	$(PY) bench/bench_views.py
 

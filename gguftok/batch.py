@@ -13,6 +13,7 @@ then encodes chunks of texts; the answers come back in the order of the texts, a
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -23,6 +24,16 @@ if TYPE_CHECKING:
 
 _worker: Tokenizer | None = None  # this worker process's tokenizer
 _flags: tuple[bool, bool] = (True, False)  # add_special, parse_special
+
+
+@functools.lru_cache(maxsize=4)
+def cached_tokenizer(path: str, cache_size: int = 10_000) -> Tokenizer:
+    """One tokenizer per process and file, loaded on first use: for the map functions of the Hugging Face
+    ``datasets``, Dask, Ray or Spark, whose workers should each read the GGUF file once (a path travels to
+    them cheaply; a tokenizer object would be pickled for every task)."""
+    from .tokenizer import Tokenizer
+
+    return Tokenizer.from_gguf(path, cache_size=cache_size)
 
 
 def _init(path: str | None, metadata: Mapping[str, Any] | None, cache_size: int, flags: tuple[bool, bool]) -> None:

@@ -54,3 +54,11 @@ def test_progress_bar_and_errors(qwen2, capsys):
     assert "3/3" in capsys.readouterr().err
     with pytest.raises(EncodeError, match="past U\\+10FFFF"):
         qwen2.encode_batch(["fine", b"bad \xf4\x90\x80\x80"], workers=2)
+
+
+def test_cached_tokenizer_loads_once_per_file(vocab_path):
+    from gguftok.batch import cached_tokenizer
+
+    a = cached_tokenizer(str(vocab_path("gpt-2")))
+    assert cached_tokenizer(str(vocab_path("gpt-2"))) is a and a.source_path == str(vocab_path("gpt-2"))
+    assert cached_tokenizer(str(vocab_path("qwen2"))) is not a
