@@ -22,7 +22,18 @@ from gguftok.pretokenize import (
     pre_tokenizer_config,
 )
 from gguftok.pretokenize.fast import FAST
-from gguftok.pretokenize.regex_split import collapse, collapse_pattern, split_regex
+from gguftok.pretokenize.regex_split import (
+    collapse,
+    collapse_pattern,
+    collapsed_text,
+    compile_std_regex,
+    split_regex,
+    stl_split,
+    stl_split_fast,
+    uses_categories,
+    wide,
+    wide_text,
+)
 from gguftok.pretokenize.splitters import CUSTOM
 from gguftok.pretokenize.unicode import decode_lax, to_lower
 
@@ -161,3 +172,20 @@ def test_cut_and_byte_encoding_with_and_without_nul():
     assert byte_encode_words(words) == [bytes_to_text(w.encode("utf-8", "surrogatepass")) for w in words]
     assert byte_encode_words(words)[:3] == ["a", "ĠÃ©", ""]
     assert byte_encode_words(["a\x00", "b"]) == ["aĀ", "b"]
+
+
+def test_fast_regex_split_cuts_as_the_reference_on_any_pieces():
+    # stl_split_fast skips pieces the whole text's matches prove whole; against stl_split on random cuts
+    rng = random.Random(4)
+    texts = _generated_texts(5, 60)
+    for rx in sorted({rx for e in PRE_TYPE_REGEXES.values() for rx in e["regexes"] if rx not in CUSTOM}):
+        pattern = compile_std_regex(collapse_pattern(rx)) if uses_categories(rx) else compile_std_regex(rx)
+        for text in texts:
+            cps = [ord(c) for c in text]
+            form = collapsed_text(cps) if uses_categories(rx) else wide_text(cps)
+            lengths, left = [], len(cps)
+            while left:
+                lengths.append(min(left, rng.choice([0, 1, 2, 3, 7, 30, 1000])))
+                left -= lengths[-1]
+            assert stl_split_fast(form, pattern, lengths) == stl_split(form, pattern, lengths), (rx, text)
+    assert wide("a\u3000b\x85 \u2028") == wide_text([ord(c) for c in "a\u3000b\x85 \u2028"])

@@ -23,7 +23,7 @@ import numpy as np
 from ..bytemap import BYTE_TO_CHAR
 from ..errors import EncodeError, VocabError
 from .fast import FAST
-from .regex_split import collapse, collapsed_text, split_regex, uses_categories
+from .regex_split import collapse, collapsed_text, split_regex, uses_categories, wide
 from .splitters import CUSTOM
 from .unicode import MAX_CODE_POINT
 
@@ -103,6 +103,7 @@ class PreTokenizer:
             return []
         collapsed = collapse(text)
         cps: list[int] | None = None  # made only for a step that needs the code points
+        wide_form: str | None = None
         lengths = [len(text)]
         for rx in self.regexes:
             fast = FAST.get(rx)
@@ -121,7 +122,9 @@ class PreTokenizer:
                 if out:
                     lengths = out
                     continue
-            lengths = split_regex(cps, lengths, rx, collapsed)
+            if wide_form is None:
+                wide_form = wide(text)
+            lengths = split_regex(cps, lengths, rx, collapsed, fast=True, wide=wide_form)
         return lengths
 
     def split(self, text: str) -> list[str]:
