@@ -371,7 +371,10 @@ def main() -> None:
     parser.add_argument("--readme", action="store_true", help="rewrite the table in README.md")
     args = parser.parse_args()
     print(f"# {machine()}")
-    blocks = [f"Measured by `make bench` (`python bench/bench_peers.py --readme`) on: {machine()}.", ""]
+    blocks = [f"Measured by `{' '.join(['python', 'bench/bench_peers.py', *sys.argv[1:]])}` on: {machine()}. "
+              "Encode figures are speeds (MB/s; a ratio above 1 is gguftok faster); load, memory and per-call "
+              "figures are costs (a ratio below 1 is gguftok cheaper). Each figure is the best of "
+              f"{args.repeats} runs; this 2-core machine is shared, so figures move by 20-40% between runs.", ""]
     for name in args.vocab or ["qwen2"]:
         row = measure(name, KINDS, args.repeats, peers=True)
         print_row(row, KINDS)
