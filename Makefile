@@ -16,7 +16,7 @@ PRESENT_ARGS ?=
 # Jupyter refuses to run as root unless told; containers and CI machines often are root.
 ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: all setup vocab browser lint test lab present oracle fuzz golden test-oracle bench synthetic notebooks clean
+.PHONY: all setup vocab browser lint test lab present oracle fuzz golden test-oracle bench corpus-example synthetic notebooks clean
 
 all: test
 
@@ -38,7 +38,7 @@ browser:
 	@bash scripts/install_browser.sh
 
 lint: $(STAMP)
-	$(PY) -m ruff check gguftok tests bench scripts solutions
+	$(PY) -m ruff check gguftok tests bench scripts solutions examples
 
 test: setup browser lint
 	$(PY) -m pytest $(PYTEST_ARGS)
@@ -69,10 +69,19 @@ golden: setup oracle
 test-oracle: setup oracle
 	$(PY) -m pytest -m oracle tests/test_oracle_live.py tests/test_chat.py
 
+# Benchmarks, with their peers (Hugging Face tokenizers, tiktoken; llama.cpp when the oracle exists).
+# make bench BENCH_ARGS="--readme" also rewrites the table in README.md.
+BENCH_ARGS ?=
 bench: setup
-	$(PY) bench/bench_metadata.py
-	$(PY) bench/bench_encode.py
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
+	$(PY) bench/bench_peers.py --all-bpe --scale $(BENCH_ARGS)
+	$(PY) bench/bench_metadata.py --all --no-reader
 	$(PY) bench/bench_views.py
+
+# Tokenize a small corpus with the Hugging Face datasets map (installs datasets into the venv).
+corpus-example: setup
+	$(PY) -m pip install --quiet --disable-pip-version-check 'datasets>=2.19'
+	$(PY) examples/corpus_datasets.py
 
 # Regenerate the lessons' synthetic vocabularies in data/synthetic/ (a test checks they are current).
 synthetic: $(STAMP)

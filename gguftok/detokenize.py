@@ -13,6 +13,7 @@ b"Hello, world! I'm here. don't's"
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from .bytemap import CHAR_TO_BYTE
@@ -119,11 +120,29 @@ class Pieces:
     def __init__(self, vocab: Vocab) -> None:
         self.vocab = vocab
         self._cache: list[bytes | None] = [None] * vocab.n_vocab
+        # piece(i, special) for every id, filled by join on first use (a control token is b"" when not special)
+        self._special: list[bytes | None] = [None] * vocab.n_vocab
+        self._plain: list[bytes | None] = [None] * vocab.n_vocab
 
     def check(self, token_id: int) -> None:
         if not 0 <= token_id < self.vocab.n_vocab:
             raise IndexError(f"token id {token_id} is out of range: the vocabulary has {self.vocab.n_vocab} "
                              f"tokens (ids 0 to {self.vocab.n_vocab - 1})")
+
+    def join(self, ids: Sequence[int], special: bool = False) -> bytes:
+        """The pieces of ``ids`` joined, as :meth:`piece` gives them: one C-level join over a table of
+        pieces (each computed on first use), instead of a call per id."""
+        if not ids:
+            return b""
+        if not 0 <= min(ids) <= max(ids) < self.vocab.n_vocab:
+            return b"".join(self.piece(i, special) for i in ids)  # raises for the first id out of range
+        table = self._special if special else self._plain
+        if None in (parts := [table[i] for i in ids]):
+            for i in set(ids):
+                if table[i] is None:
+                    table[i] = self.piece(i, special)
+            parts = [table[i] for i in ids]
+        return b"".join(parts)
 
     def piece(self, token_id: int, special: bool = False, lstrip: int = 0) -> bytes:
         """The bytes of one token; ``special=False`` renders CONTROL and UNKNOWN tokens as nothing."""
@@ -154,14 +173,31 @@ def detokenize(pieces: Pieces, ids: Sequence[int], remove_special: bool = False,
         ids = ids[1:]
     if remove_special and v.add_eos and ids and ids[-1] == v.special["eos"]:
         ids = ids[:-1]
-    out = bytearray()
-    for tid in ids:
-        out += pieces.piece(tid, special=unparse_special, lstrip=1 if remove_space else 0)
-        remove_space = False
-    return clean_spaces(bytes(out)) if v.clean_spaces else bytes(out)
+    out = b""
+    if remove_space and ids:  # only the first piece loses its leading space
+        out = pieces.piece(ids[0], special=unparse_special, lstrip=1)
+        ids = ids[1:]
+    out += pieces.join(ids, special=unparse_special)
+    return clean_spaces(out) if v.clean_spaces else out
+
+
+# clean_spaces's three passes as byte patterns. Each pass reads the bytes as they were before it (the loop
+# writes only behind its read position), so a pass is a substitution over its input:
+_SPACE_BEFORE_PUNCT = re.compile(rb" (?=[?!.,])")  # 1: " ?", " !", " .", " ," lose the space
+_SPACED_QUOTE = re.compile(rb" ' ")  # 2: " ' " -> "'", left to right without overlap: the loop's NUL,
+# written over the space after a match, keeps that space from starting the next one ("a ' ' b" -> "a'' b")
+_SPACE_BEFORE_SUFFIX = re.compile(rb" (?='(?:[sm]|re|ve))")  # 3: " 's", " 'm", " 're", " 've" lose the space
 
 
 def clean_spaces(data: bytes) -> bytes:
+    """llama.cpp's three in-place passes over the bytes (ported literally as :func:`clean_spaces_loop`), as
+    three substitutions; a test holds them to the loop."""
+    data = _SPACE_BEFORE_PUNCT.sub(b"", data)
+    data = _SPACED_QUOTE.sub(b"'", data)
+    return _SPACE_BEFORE_SUFFIX.sub(b"", data)
+
+
+def clean_spaces_loop(data: bytes) -> bytes:
     """llama.cpp's three in-place passes over the bytes, ported literally (the NUL written by pass 2 is read
     back by pass 2 itself, which is why ``"a ' ' b"`` becomes ``"a'' b"``)."""
     t = bytearray(data)

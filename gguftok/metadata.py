@@ -47,6 +47,7 @@ GGUF_MAGIC = b"GGUF"
 SUPPORTED_VERSIONS = (2, 3)
 HEADER_SIZE = 24  # magic, version, tensor_count, kv_count
 MAX_ARRAY_NESTING = 16  # the format allows arrays of arrays; nobody needs them this deep
+_BULK_MIN = 256  # string arrays at least this long are read in bulk when they can be
 
 
 class ValueType(IntEnum):
@@ -304,7 +305,83 @@ class _Parser:
         return arr, (ValueType.ARRAY, et), off + nbytes
 
     def string_array(self, off: int, count: int) -> tuple[list[str], int]:
-        """The hot loop of the reader (300,000 strings for Qwen2's tokens and merges).
+        """``count`` strings from ``off``: in bulk when :meth:`string_array_bulk` can, else one by one."""
+        if count >= _BULK_MIN:
+            found = self.string_array_bulk(off, count)
+            if found is not None:
+                return found
+        return self.string_array_loop(off, count)
+
+    def string_array_bulk(self, off: int, count: int) -> tuple[list[str], int] | None:
+        """The strings of an array in a few NumPy passes, or ``None`` when this shortcut does not apply.
+
+        Each string is a u64 length and its bytes, so a loop must read the lengths one after the other. But
+        the length of a string shorter than 256 bytes (most tokens and merges) has seven zero bytes, so every
+        offset where the eight bytes read as a number below 256 is a *candidate*. From a known offset ``p``,
+        the next string starts at ``p + 8 + length(p)``; a run of candidates in which each one is its
+        predecessor's next is a run of real strings, by induction. Where a run breaks (a string of 256 bytes
+        or more, which is no candidate; or zero bytes inside a string, which make a false one), one step of
+        the loop finds the next real offset and the runs go on from there.
+
+        The strings are then decoded in one call: each length field becomes a 0xFF byte (never part of
+        UTF-8, so it decodes alone, as U+DCFF) and seven NULs, the NULs are deleted, and the text is split at
+        U+DCFF. ``None`` if a string holds a NUL or a 0xFF byte itself, if the runs break too often, or if
+        something does not fit: then the loop reads the array (and names any error).
+        """
+        dtype = np.dtype(self.order + "u8")
+        if self.size - off < 8 * count:
+            return None
+        room = self.size - off - 7  # offsets from which eight bytes can be read
+        covered = 0  # candidates are known for the offsets below this (a model file goes on for GBs)
+        fields = np.ndarray((0,), dtype=dtype)
+        cand = np.empty(0, dtype=np.int64)
+        runs: list[np.ndarray] = []
+        found = breaks = 0
+        pos = 0  # relative to off
+        while found < count:
+            if pos >= covered:
+                if covered == room:
+                    return None
+                grown = min(room, max(2 * covered, count * 12, pos + 4096))
+                fields = np.ndarray((grown,), dtype=dtype, buffer=self.buf, offset=off, strides=(1,))
+                cand = np.concatenate((cand, covered + np.flatnonzero(fields[covered:] < 256)))
+                covered = grown
+                if pos >= covered:  # past the end of the file
+                    return None
+            k = int(np.searchsorted(cand, pos))
+            if k < len(cand) and cand[k] == pos:
+                run = cand[k:k + min(count - found, 65536)]
+                nxt = run + 8 + fields[run].astype(np.int64)
+                bad = np.flatnonzero(run[1:] != nxt[:-1])
+                m = int(bad[0]) + 1 if len(bad) else len(run)
+                runs.append(run[:m])
+                found += m
+                pos = int(nxt[m - 1])
+            else:  # a long string: one step of the loop
+                length = int(fields[pos])
+                if length > 1 << 20:  # the loop reads it without a window over the bytes it skips
+                    return None
+                runs.append(np.array([pos]))
+                found += 1
+                pos += 8 + length
+            breaks += 1
+            if breaks > 4096:
+                return None
+        if pos > self.size - off:
+            return None
+        starts = np.concatenate(runs)
+        region = np.frombuffer(self.buf, dtype=np.uint8, count=pos, offset=off).copy()
+        np.ndarray((pos - 7,), dtype=dtype, buffer=region, strides=(1,))[starts] = 0  # each field: 8 NULs
+        if np.count_nonzero(region) != pos - 8 * count:  # a string with a NUL of its own
+            return None
+        region[starts] = 0xFF
+        if np.count_nonzero(region == 0xFF) != count:  # a string with a 0xFF byte of its own
+            return None
+        text = region.tobytes().translate(None, b"\0").decode("utf-8", "surrogateescape")
+        return text.split("\udcff")[1:], off + pos
+
+    def string_array_loop(self, off: int, count: int) -> tuple[list[str], int]:
+        """The reader's loop over an array of strings.
 
         The fast path checks nothing per string: ``unpack_from`` raises once a length would be read past
         the end (or at an offset too large for it), and a string running past the end shows as

@@ -42,11 +42,16 @@ def hash_bytes(keys: Sequence[bytes]) -> np.ndarray:
     ``h = (h ^ mix(d * mul) * mul) * mul``; a 1-7 byte tail ``t`` (little-endian): ``h = (h ^ t) * mul``;
     then ``h = mix(mix(h) * mul)``, where ``mix(v) = v ^ (v >> 47)``.
     """
-    n = len(keys)
-    lengths = np.fromiter(map(len, keys), dtype=np.int64, count=n)
-    joined = np.frombuffer(b"".join(keys) + bytes(8), dtype=np.uint8)
+    lengths = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
+    return hash_joined(b"".join(keys), lengths)
+
+
+def hash_joined(joined: bytes, lengths: np.ndarray) -> np.ndarray:
+    """:func:`hash_bytes` of the keys laid end to end in ``joined``, with these lengths."""
     starts = np.cumsum(lengths) - lengths
-    lane = np.arange(8)
+    padded = joined + bytes(8)
+    # the little-endian u64 at every byte offset (a view, no copy): block j of a key is one element of it
+    words = np.ndarray((len(joined) + 1,), dtype="<u8", buffer=padded, strides=(1,))
     with np.errstate(over="ignore"):
         h = np.uint64(_SEED) ^ (lengths.astype(np.uint64) * _MUL)
         j = 0
@@ -54,11 +59,12 @@ def hash_bytes(keys: Sequence[bytes]) -> np.ndarray:
             rows = np.nonzero(lengths > 8 * j)[0]  # keys with bytes in block j
             if len(rows) == 0:
                 break
-            offsets = 8 * j + lane
-            block = joined[starts[rows, None] + offsets] * (offsets < lengths[rows, None])
-            data = np.ascontiguousarray(block, dtype=np.uint8).view("<u8")[:, 0].astype(np.uint64)
-            full = lengths[rows] >= 8 * (j + 1)
-            data = np.where(full, _shift_mix(data * _MUL) * _MUL, data)  # a tail block is used as it is
+            data = words[starts[rows] + 8 * j].astype(np.uint64)
+            left = lengths[rows] - 8 * j  # bytes of the key from this block on
+            full = left >= 8
+            # a tail block is used as it is, without the bytes that follow the key
+            tail_mask = (np.uint64(1) << (np.minimum(left, 7).astype(np.uint64) * np.uint64(8))) - np.uint64(1)
+            data = np.where(full, _shift_mix(data * _MUL) * _MUL, data & tail_mask)
             h[rows] = (h[rows] ^ data) * _MUL
             j += 1
         h = _shift_mix(h) * _MUL
@@ -116,3 +122,50 @@ def _insert_run(order: np.ndarray, new: np.ndarray, hashes: np.ndarray, buckets:
     nodes = np.concatenate([order, new])
     within = np.concatenate([np.arange(len(order)) + n_new, n_new - 1 - np.arange(n_new)])
     return nodes[np.lexsort((within, rank[np.concatenate([old_bk, new_bk])]))]
+
+
+def relative_order(hashes: np.ndarray, wanted: Sequence[int]) -> list[int]:
+    """The indices ``wanted`` in the map's iteration order, given every key's hash (:func:`hash_bytes`):
+    :func:`iteration_order` filtered to them, without placing all the other keys.
+
+    Where a node sits after a rehash or an insert follows from two times (see the module's docstring): when
+    its bucket's run was created, and when the node joined it. A run is created by the first node that comes
+    to its bucket; a node comes at its place in the old list (rehash) or at its insert. So the order of some
+    nodes at the end of a bucket count depends only on those nodes, the other nodes of their buckets, and
+    their order in the list before: this goes back through the bucket counts with the nodes that matter,
+    which are few for the last (large) tables and all of them only for the first (small) ones.
+    """
+    n = len(hashes)
+    if n > BUCKET_COUNTS[-1]:
+        raise NotImplementedError(f"libstdc++ bucket counts are tabulated up to {BUCKET_COUNTS[-1]:,} keys, not {n:,}")
+    epochs, start = [], 0  # (bucket count, first key inserted under it, end of those keys)
+    for buckets in BUCKET_COUNTS:
+        end = min(n, buckets)
+        epochs.append((buckets, start, end))
+        start = end
+        if start == n:
+            break
+    nodes = np.unique(np.asarray(wanted, dtype=np.int64))
+    return _order_at(hashes, epochs, len(epochs) - 1, nodes).tolist() if len(nodes) else []
+
+
+def _order_at(hashes: np.ndarray, epochs: list[tuple[int, int, int]], e: int, nodes: np.ndarray) -> np.ndarray:
+    """``nodes`` in their list order at the end of epoch ``e``."""
+    buckets, start, end = epochs[e]
+    b = np.uint64(buckets)
+    bucket_of = (hashes[:end] % b).astype(np.int64)
+    need = np.flatnonzero(np.isin(bucket_of, bucket_of[nodes]))  # the nodes and every other node of their buckets
+    time = need.copy()  # an insert joins at its own index, after all the old nodes
+    old = need < start
+    if old.any():
+        before = _order_at(hashes, epochs, e - 1, need[old])  # the old nodes in their order before the rehash
+        rank = np.empty(end, dtype=np.int64)
+        rank[before] = np.arange(len(before))  # the rehash walks them in that order
+        time[old] = rank[need[old]]
+    bk = bucket_of[need]
+    _, group = np.unique(bk, return_inverse=True)
+    created = np.full(group.max() + 1, np.iinfo(np.int64).max)
+    np.minimum.at(created, group, time)
+    # runs created last come first; inside a run, the node that joined last comes first
+    ordered = need[np.lexsort((-time, -created[group]))]
+    return ordered[np.isin(ordered, nodes)]

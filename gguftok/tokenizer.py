@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .batch import encode_batch
 from .detokenize import Pieces, detokenize
 from .errors import EncodeError
 from .metadata import read_metadata
@@ -33,7 +34,7 @@ from .models.ugm import UGMModel
 from .models.wpm import WPMModel
 from .pretokenize import PreTokenizer
 from .pretokenize.unicode import WHITESPACE_SET, decode_for_text, to_lower
-from .special import Fragment, partition
+from .special import Fragment, SpecialIndex, partition
 from .stream import TextStream
 from .vocab import DEFAULT_IDS, DNA_KMER_MARKER, NULL, SPECIAL_NAMES, VOCAB_TYPE_IDS, Vocab
 
@@ -60,9 +61,12 @@ class Tokenizer:
 
     def __init__(self, metadata: Mapping[str, Any], *, cache_size: int = 10_000) -> None:
         self.vocab = v = Vocab(metadata)
+        self.cache_size = cache_size
+        self.source_path: str | None = None  # the GGUF file, when loaded by from_gguf (encode_batch's workers read it)
         default_pad = DEFAULT_IDS[v.type][4]  # the pad id before the file's keys: llama.cpp's newline fallback
         self.pieces = Pieces(v)
         self._special_bytes = {tid: v.texts[tid].encode("utf-8", "surrogateescape") for tid in v.special_cache}
+        self._special_index = SpecialIndex(v.special_cache, self._special_bytes.__getitem__)
         self.pre = self.model = None
         if v.type == "bpe":
             self.pre = PreTokenizer(v.pre_config)
@@ -112,7 +116,9 @@ class Tokenizer:
     @classmethod
     def from_gguf(cls, path: str | os.PathLike[str], **kwargs: Any) -> Tokenizer:
         """Load from a GGUF file, reading only its metadata (the tensors are never touched)."""
-        return cls(read_metadata(path), **kwargs)
+        tok = cls(read_metadata(path), **kwargs)
+        tok.source_path = os.path.abspath(path)
+        return tok
 
     # ----------------------------------------------------------------------------------------- facts
     @property
@@ -227,6 +233,13 @@ class Tokenizer:
 
         return encode_chat(self, messages, add_generation_prompt, **kwargs)
 
+    def encode_batch(self, texts: Sequence[str | bytes], add_special: bool = True, parse_special: bool = False, *,
+                     workers: int = 1, progress: bool = False, chunk_size: int | None = None) -> list[list[int]]:
+        """:meth:`encode` of each text, in order, over ``workers`` processes (``0``: one per CPU; ``1``, the
+        default: in this process), with a tqdm progress bar if ``progress``. See :mod:`gguftok.batch`."""
+        return encode_batch(self, texts, add_special, parse_special, workers=workers, progress=progress,
+                            chunk_size=chunk_size)
+
     def _required(self, name: str) -> int:
         tid = self.vocab.special[name]
         if tid == NULL:
@@ -240,8 +253,9 @@ class Tokenizer:
         No special token is read where it would overlap a ``protected`` byte range (see :mod:`gguftok.special`).
         """
         v = self.vocab
-        return partition(data, v.special_cache, self._special_bytes.__getitem__, v.attrs.__getitem__,
-                         parse_special, protected)
+        # only the special tokens that can occur in data: the same partition, without a search per token
+        return partition(data, self._special_index.candidates(data), self._special_bytes.__getitem__,
+                         v.attrs.__getitem__, parse_special, protected)
 
     def _encode_fragment(self, raw: bytes, offset: int = 0) -> list[int]:
         """One raw-text fragment through the model's session."""
@@ -262,13 +276,8 @@ class Tokenizer:
             raise e.shifted(offset) from None  # offsets in the fragment become offsets in the input
 
     def _bpe_session(self, raw: bytes) -> list[int]:
-        text = decode_for_text(raw, "input")
-        word_ids = self.model.word_ids
-        out: list[int] = []
-        for word in self.pre.split(text):
-            if word:  # zero-length matches give empty words, which the session skips
-                out += word_ids(word)
-        return out
+        # zero-length matches give empty words, which the session skips
+        return self.model.encode_words(self.pre.split(decode_for_text(raw, "input")))
 
     def _whitespace_session(self, raw: bytes) -> list[int]:
         """The ``whitespace`` model: drop every whitespace code point, lowercase (if the vocabulary says so),

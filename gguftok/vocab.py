@@ -25,7 +25,7 @@ import numpy as np
 from .errors import VocabError
 from .metadata import GGUFMetadata, ValueType
 from .pretokenize import PreTokenizerConfig, pre_tokenizer_config
-from .stdmap_order import iteration_order
+from .stdmap_order import hash_bytes, hash_joined, iteration_order, relative_order
 
 # Token attributes (llama.h llama_token_attr): bit flags.
 UNDEFINED, UNKNOWN, UNUSED, NORMAL, CONTROL, USER_DEFINED, BYTE, NORMALIZED, LSTRIP, RSTRIP, SINGLE_WORD = (
@@ -196,10 +196,11 @@ class Vocab:
             raise VocabError(f"Index out of array bounds for toktypes ({len(types)} < {n})",
                              key="tokenizer.ggml.token_type")
         texts = list(tokens)
-        for i, t in enumerate(texts):
-            if not t:
-                texts[i] = f"[EMPTY_{i}]"
-        token_to_id = {t: i for i, t in enumerate(texts)}
+        if "" in texts:  # rare: look for them only then
+            for i, t in enumerate(texts):
+                if not t:
+                    texts[i] = f"[EMPTY_{i}]"
+        token_to_id = dict(zip(texts, range(n), strict=True))
         if len(token_to_id) != n:
             seen: dict[str, int] = {}
             for i, t in enumerate(texts):
@@ -247,6 +248,21 @@ class Vocab:
         ids = list(self.token_to_id.values())
         return [ids[k] for k in iteration_order(keys)]
 
+    def _in_map_order(self, ids: list[int]) -> list[int]:
+        """``ids`` in the order :meth:`_map_order` gives them, without ordering the whole map (the same
+        answer, a test checks it)."""
+        return relative_order(self._key_hashes(), ids)  # a key's index in the map is its token id
+
+    def _key_hashes(self):
+        """libstdc++'s hash of every key of ``token_to_id``, in insertion (id) order."""
+        joined = "\0".join(self.token_to_id).encode("utf-8", "surrogateescape")
+        ends = np.flatnonzero(np.frombuffer(joined, dtype=np.uint8) == 0)
+        if len(ends) != self.n_vocab - 1:  # a token with a NUL of its own: measure each key
+            keys = [t.encode("utf-8", "surrogateescape") for t in self.token_to_id]
+            return hash_bytes(keys)
+        lengths = np.diff(np.concatenate(([-1], ends, [len(joined)]))) - 1
+        return hash_joined(joined.replace(b"\0", b""), lengths)
+
     def _detect_roles(self) -> None:
         """EOT, EOM and FIM ids found by text; the first candidate in hash-map order wins and turns CONTROL."""
         candidates = {role: [self.token_to_id[t] for t in texts if t in self.token_to_id]
@@ -255,7 +271,8 @@ class Vocab:
         if not candidates:
             return
         if any(len(ids) > 1 for ids in candidates.values()):
-            position = {tid: k for k, tid in enumerate(self._map_order())}
+            ordered = self._in_map_order([tid for ids in candidates.values() for tid in ids])
+            position = {tid: k for k, tid in enumerate(ordered)}
         else:
             position = {}
         # llama.cpp walks the map once and, for each token, tries the roles in this order; a role is taken

@@ -8,8 +8,11 @@ import gguf
 import numpy as np
 import pytest
 from gguf_reference import cached_reader_digests, ours_digests, reader_digests
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gguftok import GGUFError, ValueType, read_metadata
+from gguftok.metadata import _Parser
 from gguftok.writer import gguf_bytes, write_gguf, write_metadata
 
 # --------------------------------------------------------------------------------------------- agreement
@@ -207,3 +210,36 @@ def test_message_names_source_and_place(tmp_path):
     assert str(e) == (f"{path}: unknown value type 42 (GGUF has types 0 to 12) "
                       f"(key 'tokenizer.ggml.model', at offset 52)")  # 24 header + 8 + 20 key bytes
     assert e.source == str(path)
+
+
+def _string_array(items: list[bytes], order: str) -> bytes:
+    return b"".join(struct.pack(order + "Q", len(b)) + b for b in items)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.binary(max_size=12), st.binary(min_size=250, max_size=300),
+                          st.sampled_from([b"", b"\x00", b"\x00" * 9, b"Hello", "Ġthe".encode(), b"\xe2\x82",
+                                           b"\x80abc", bytes(range(1, 255))])),
+                min_size=1, max_size=600),
+       st.sampled_from("<>"), st.integers(0, 40))
+def test_string_arrays_read_in_bulk_as_one_by_one(items, order, tail):
+    # whatever the strings (long ones, NULs, zero runs that look like lengths, invalid UTF-8), the bulk path
+    # either gives up or returns exactly what the loop reads; what follows the array does not matter
+    buf = b"pad!" + _string_array(items, order) + b"\x00" * tail + b"\x07" * (tail % 3)
+    parser = _Parser(buf, "<test>")
+    parser.order = order
+    expect = parser.string_array_loop(4, len(items))
+    assert expect[0] == [b.decode("utf-8", "surrogateescape") for b in items]
+    bulk = parser.string_array_bulk(4, len(items))
+    assert bulk is None or bulk == expect
+    if not any(b"\x00" in b or b"\xff" in b for b in items):
+        assert bulk == expect  # only a NUL or 0xFF inside a string stops the bulk path on arrays this short
+
+
+def test_bulk_string_arrays_give_up_on_truncated_files():
+    items = [b"abc"] * 300
+    buf = _string_array(items, "<")
+    parser = _Parser(buf[:-2], "<test>")
+    assert parser.string_array_bulk(0, 300) is None
+    with pytest.raises(GGUFError, match="string 299 of 300"):
+        read_metadata(gguf_bytes({"tokenizer.ggml.tokens": ["abc"] * 300})[:-2])

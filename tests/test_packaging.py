@@ -25,7 +25,7 @@ def _split(requirement: str) -> tuple[str, str]:
 def pyproject_requirements() -> dict[str, str]:
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     reqs = list(project["dependencies"])
-    for extra in ("lab", "test"):
+    for extra in ("lab", "test", "bench"):
         reqs += project["optional-dependencies"][extra]
     # Back-ports for old Pythons (tomli) have nothing to match in a conda environment of a newer Python.
     return dict(_split(r) for r in reqs if "python_version" not in r)

@@ -3,14 +3,39 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 from conftest import REPO
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gguftok import VocabError
-from gguftok.pretokenize import PRE_STRINGS, PRE_TYPE_REGEXES, PreTokenizer, pre_tokenizer_config
-from gguftok.pretokenize.regex_split import collapse_pattern, split_regex
+from gguftok.bytemap import bytes_to_text
+from gguftok.conformance.generate import Generators
+from gguftok.pretokenize import (
+    PRE_STRINGS,
+    PRE_TYPE_REGEXES,
+    PreTokenizer,
+    byte_encode_words,
+    cut,
+    pre_tokenizer_config,
+)
+from gguftok.pretokenize.fast import FAST
+from gguftok.pretokenize.regex_split import (
+    collapse,
+    collapse_pattern,
+    collapsed_text,
+    compile_std_regex,
+    split_regex,
+    stl_split,
+    stl_split_fast,
+    uses_categories,
+    wide,
+    wide_text,
+)
 from gguftok.pretokenize.splitters import CUSTOM
+from gguftok.pretokenize.unicode import decode_lax, to_lower
 
 SHARED = REPO.parent / "shared" / "reference" / "llama-pre-regex.json"
 
@@ -79,3 +104,88 @@ def test_non_ascii_whitespace_is_whitespace_to_the_regexes():
 
 def test_words_are_byte_encoded():
     assert PreTokenizer(pre_tokenizer_config("gpt-2")).split("Hi\nyou é") == ["Hi", "Ċ", "you", "ĠÃ©"]
+
+
+# --- the fast path (pretokenize/fast.py and PreTokenizer.split) against the ported loops ----------------
+
+def _generated_texts(seed: int, n: int) -> list[str]:
+    rng = random.Random(seed)
+    gen = Generators([], ["<|endoftext|>"])
+    texts = []
+    for _ in range(n):
+        t = gen.text(rng)
+        texts.append(decode_lax_text(t) if isinstance(t, bytes) else t)
+    # dense mixes of the characters the loops branch on, and any code point at all (surrogates included)
+    alphabet = " \n\r\t\v\x85\xa0\u3000'’sStTlLeEvVdDmM1١a\u0301é漢😀!.\x00"
+    for _ in range(n // 4):
+        texts.append("".join(rng.choice(alphabet) if rng.random() < 0.7 else chr(rng.randrange(0x110000))
+                             for _ in range(rng.randint(1, 40))))
+    texts.append(gen.long_text(rng, 5000))
+    return texts
+
+
+def decode_lax_text(data: bytes) -> str:
+    return "".join(map(chr, [min(c, 0x10FFFF) for c in decode_lax(data)]))
+
+
+def _reference_words(pt: PreTokenizer, text: str) -> list[str]:
+    words = cut(text, pt.split_lengths([ord(c) for c in text]))
+    return [bytes_to_text(w.encode("utf-8", "surrogatepass")) for w in words] if pt.byte_encode else words
+
+
+def test_fast_split_cuts_as_the_loops_for_every_pre_string():
+    texts = _generated_texts(11, 160)
+    seen = set()
+    for pre in PRE_STRINGS:
+        pt = PreTokenizer(pre_tokenizer_config(pre))
+        if pt.regexes in seen:
+            continue
+        seen.add(pt.regexes)
+        for text in texts:
+            assert pt.fast_lengths(text) == pt.split_lengths([ord(c) for c in text]), (pre, text)
+            assert pt.split(text) == _reference_words(pt, text), (pre, text)
+    assert len(seen) > 30
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from(" \n\r\t\x0b\u2028\u3000'sSlLtTeEreveRmMdD0129١²aZé\u0301漢😀!?.-_\x00\ud800")
+               | st.characters(), max_size=60))
+def test_fast_patterns_cut_as_their_loops(text):
+    for rx, pattern in FAST.items():
+        cps = [ord(c) for c in text]
+        assert list(map(len, pattern.findall(collapse(text)))) == (CUSTOM[rx](cps, [len(cps)]) if cps else []), rx
+
+
+def test_contraction_letters_are_ascii_in_llamas_lowercase_table():
+    # fast.py's contraction classes list [sS] etc.: no other code point lowercases to these letters
+    for cp in range(0x110000):
+        low = to_lower(cp)
+        if low != cp and chr(low) in "stmdrevl":
+            assert chr(cp) == chr(low).upper(), hex(cp)
+
+
+def test_cut_and_byte_encoding_with_and_without_nul():
+    assert cut("ab\u00e9c", [1, 0, 2, 1]) == ["a", "", "b\u00e9", "c"] == cut("ab\u00e9c", iter([1, 0, 2, 1]))
+    assert cut("a\x00b", [1, 1, 1]) == ["a", "\x00", "b"]  # a NUL of its own: piece by piece
+    assert cut("ab", [2, 0]) == ["ab", ""] and cut("ab", [0, 2]) == ["", "ab"]
+    words = ["a", " é", "", "\n\ud800"]
+    assert byte_encode_words(words) == [bytes_to_text(w.encode("utf-8", "surrogatepass")) for w in words]
+    assert byte_encode_words(words)[:3] == ["a", "ĠÃ©", ""]
+    assert byte_encode_words(["a\x00", "b"]) == ["aĀ", "b"]
+
+
+def test_fast_regex_split_cuts_as_the_reference_on_any_pieces():
+    # stl_split_fast skips pieces the whole text's matches prove whole; against stl_split on random cuts
+    rng = random.Random(4)
+    texts = _generated_texts(5, 60)
+    for rx in sorted({rx for e in PRE_TYPE_REGEXES.values() for rx in e["regexes"] if rx not in CUSTOM}):
+        pattern = compile_std_regex(collapse_pattern(rx)) if uses_categories(rx) else compile_std_regex(rx)
+        for text in texts:
+            cps = [ord(c) for c in text]
+            form = collapsed_text(cps) if uses_categories(rx) else wide_text(cps)
+            lengths, left = [], len(cps)
+            while left:
+                lengths.append(min(left, rng.choice([0, 1, 2, 3, 7, 30, 1000])))
+                left -= lengths[-1]
+            assert stl_split_fast(form, pattern, lengths) == stl_split(form, pattern, lengths), (rx, text)
+    assert wide("a\u3000b\x85 \u2028") == wide_text([ord(c) for c in "a\u3000b\x85 \u2028"])

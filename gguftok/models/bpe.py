@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import heapq
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise, repeat
 
 from ..errors import EncodeError
 
@@ -43,7 +44,13 @@ def merge_ranks(merges: Sequence[str]) -> dict[str, int]:
     a space inside ``right`` is unreachable, as it is in llama.cpp. A merge without such a space registers
     the empty pair, which no lookup can reach either.
     """
-    ranks: dict[str, int] = {}
+    # Fast path, built in C: when every merge has its space and none repeats, the dict of merge -> position
+    # is exactly what the loop below builds.
+    if min(map(str.find, merges, repeat(" "), repeat(1)), default=0) > 0:
+        ranks = dict(zip(merges, range(len(merges)), strict=True))
+        if len(ranks) == len(merges):
+            return ranks
+    ranks = {}
     for rank, m in enumerate(merges):
         ranks.setdefault(m if split_merge(m) else " ", rank)
     return ranks
@@ -118,6 +125,47 @@ def merge_word(word: str, ranks: dict[str, int], trace: list[MergeStep] | None =
     return [s for s in syms if s]
 
 
+# Words up to this many characters merge in merge_pairs (a list, rescanned after each merge: quadratic, but
+# in C for short words); longer ones in merge_word (a heap: n log n however long the word).
+SHORT_WORD = 48
+_NO_MERGE = 1 << 62  # a rank past any real one: "this pair does not merge"
+
+
+def merge_pairs(word: str, ranks: dict[str, int]) -> list[str]:
+    """:func:`merge_word` without the queue, for short words: keep the rank of every adjacent pair in a list,
+    merge the lowest (its leftmost occurrence, which :meth:`list.index` finds), and look up only the two
+    pairs that the merge changed.
+
+    It makes the same merges in the same order as the queue: the queue pops the lowest rank, leftmost on
+    ties, among the pairs that are still adjacent (a stale entry is exactly one that no longer is), and
+    that is the pair this list's minimum names. ``tests/test_bpe.py`` checks both on real words.
+
+    >>> merge_pairs("Ġabc", merge_ranks(["a b", "Ġ ab", "ab c"]))
+    ['Ġab', 'c']
+    """
+    syms = list(word)
+    if len(syms) < 2:
+        return syms
+    if " " in word:
+        raise EncodeError("a space inside a word reaches the merge lookup, which llama.cpp asserts against "
+                          f"(it aborts): {word!r}")
+    get = ranks.get
+    pair_ranks = [get(a + " " + b, _NO_MERGE) for a, b in pairwise(syms)]
+    while True:
+        best = min(pair_ranks)
+        if best == _NO_MERGE:
+            return syms
+        i = pair_ranks.index(best)
+        syms[i] += syms.pop(i + 1)
+        del pair_ranks[i]
+        if not pair_ranks:
+            return syms
+        if i > 0:
+            pair_ranks[i - 1] = get(syms[i - 1] + " " + syms[i], _NO_MERGE)
+        if i < len(pair_ranks):
+            pair_ranks[i] = get(syms[i] + " " + syms[i + 1], _NO_MERGE)
+
+
 def _why_stale(ls: str, rs: str) -> str:
     if not ls:
         return "stale: its left side was merged into its neighbour"
@@ -154,6 +202,8 @@ class BPEModel:
             return [word]
         if self.newline_runs_whole and word and not word.strip("\n") and word in self.token_to_id:
             return [word]
+        if trace is None and len(word) <= SHORT_WORD:
+            return merge_pairs(word, self.ranks)
         return merge_word(word, self.ranks, trace)
 
     def symbol_ids(self, symbols: list[str]) -> list[int]:
@@ -170,6 +220,23 @@ class BPEModel:
                 if fb is not None:
                     ids.append(fb)
         return ids
+
+    def encode_words(self, words: Iterable[str]) -> list[int]:
+        """The ids of many words, in order: :meth:`word_ids` of each (empty words give nothing), with the
+        cache hit inlined, as this loop runs once per word of the text."""
+        cache = self._cache
+        cached, touch, word_ids = cache.get, cache.move_to_end, self.word_ids
+        out: list[int] = []
+        for word in words:
+            ids = cached(word)
+            if ids is None:
+                if not word:
+                    continue
+                ids = word_ids(word)
+            else:
+                touch(word)
+            out += ids
+        return out
 
     def word_ids(self, word: str) -> list[int]:
         """Token ids of one word; cached (least recently used words are evicted past ``cache_size``)."""

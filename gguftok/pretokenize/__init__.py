@@ -12,13 +12,18 @@ flags, and a list of regexes applied in order, each one splitting the pieces lef
 from __future__ import annotations
 
 import json
+from codecs import charmap_decode
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..bytemap import BYTE_TO_CHAR
 from ..errors import EncodeError, VocabError
-from .regex_split import collapsed_text, split_regex, uses_categories
+from .fast import FAST
+from .regex_split import collapse, collapsed_text, split_regex, uses_categories, wide
 from .splitters import CUSTOM
 from .unicode import MAX_CODE_POINT
 
@@ -26,8 +31,8 @@ _TABLES = json.loads(Path(__file__).with_name("pre-tables.json").read_text(encod
 PRE_STRINGS: dict[str, dict[str, Any]] = _TABLES["pre"]
 PRE_TYPE_REGEXES: dict[str, dict[str, Any]] = _TABLES["regexes"]
 
-# bytes.translate table: each byte to its GPT-2 character, through latin-1
-_BYTE_ENCODE = {b: BYTE_TO_CHAR[b] for b in range(256)}
+# codecs.charmap_decode table: each byte to its GPT-2 character
+_BYTE_MAP = "".join(BYTE_TO_CHAR)
 
 
 @dataclass(frozen=True)
@@ -58,18 +63,24 @@ def pre_tokenizer_config(pre: str | None) -> PreTokenizerConfig:
 
 
 class PreTokenizer:
-    """Splits text into words with one pre-type's regex list, as ``unicode_regex_split`` does."""
+    """Splits text into words with one pre-type's regex list, as ``unicode_regex_split`` does.
+
+    :meth:`split` is the fast path that encoding uses; :meth:`split_lengths` runs llama.cpp's hand-written
+    loops as ported (the reference the teaching views show). They cut alike: a test checks it.
+    """
 
     def __init__(self, config: PreTokenizerConfig) -> None:
         self.config = config
         self.regexes = config.regexes
         self.byte_encode = config.byte_encode
         self._collapse = any(uses_categories(r) for r in self.regexes)
+        # one hand-written splitter with a compiled equivalent: one findall over the whole text
+        self._single = FAST.get(self.regexes[0]) if len(self.regexes) == 1 else None
 
     def split_lengths(self, cps: list[int]) -> list[int]:
-        """The word lengths (in code points) of ``cps``; empty words (zero-length matches) included.
-
-        Empty text has no words (llama.cpp never pre-tokenizes an empty fragment).
+        """The word lengths (in code points) of ``cps``, with llama.cpp's loops as ported; empty words
+        (zero-length matches) included. Empty text has no words (llama.cpp never pre-tokenizes an empty
+        fragment).
         """
         if not cps:
             return []
@@ -85,19 +96,114 @@ class PreTokenizer:
             lengths = split_regex(cps, lengths, rx, collapsed)
         return lengths
 
+    def fast_lengths(self, text: str) -> list[int]:
+        """:meth:`split_lengths` of ``text``, with the compiled equivalents of the loops where there are some
+        (:mod:`gguftok.pretokenize.fast`, each run on one piece of the collapsed text at a time)."""
+        if not text:
+            return []
+        collapsed = collapse(text)
+        cps: list[int] | None = None  # made only for a step that needs the code points
+        wide_form: str | None = None
+        lengths = [len(text)]
+        for rx in self.regexes:
+            fast = FAST.get(rx)
+            if fast is not None:
+                out, start = [], 0
+                for n in lengths:
+                    out += map(len, fast.findall(collapsed, start, start + n))
+                    start += n
+                lengths = out
+                continue
+            if cps is None:
+                cps = [ord(c) for c in text]
+            custom = CUSTOM.get(rx)
+            if custom is not None:
+                out = custom(cps, lengths)
+                if out:
+                    lengths = out
+                    continue
+            if wide_form is None:
+                wide_form = wide(text)
+            lengths = split_regex(cps, lengths, rx, collapsed, fast=True, wide=wide_form)
+        return lengths
+
     def split(self, text: str) -> list[str]:
         """The words of ``text`` (code points as a ``str``, surrogates allowed), GPT-2 byte-encoded if the
         pre-type says so. Raises :class:`~gguftok.errors.EncodeError` for a code point past U+10FFFF.
+
+        The words are made in C, without a Python step per word: the matches of the compiled pattern (on the
+        collapsed text, or on ASCII text itself) give their lengths, a separator is put between them in the
+        text's array of code points, and the result is encoded, mapped to GPT-2 characters and split at the
+        separators once. The separator is a code point the text does not contain, so the cuts are exact.
         """
-        cps = [ord(c) for c in text]
-        words = []
-        start = 0
-        for n in self.split_lengths(cps):
-            words.append(text[start:start + n])
-            start += n
-        if self.byte_encode:
-            return [w.encode("utf-8", "surrogatepass").decode("latin-1").translate(_BYTE_ENCODE) for w in words]
-        return words
+        if not text:
+            return []
+        sep = separator(text)
+        if sep is None:  # the text holds every candidate separator: piece by piece
+            words = cut(text, self._lengths(text))
+            return byte_encode_words(words) if self.byte_encode else words
+        if self._single is not None and text.isascii():  # ASCII text is its own collapsed text
+            joined = sep.join(self._single.findall(text))
+        else:
+            joined = join_pieces(text, self._lengths(text), sep)
+        return split_joined(joined, sep, self.byte_encode)
+
+    def _lengths(self, text: str) -> Iterable[int]:
+        if self._single is None:
+            return self.fast_lengths(text)
+        return map(len, self._single.findall(collapse(text)))
+
+
+# NUL, then the 32 noncharacters U+FDD0..U+FDEF: a text that holds all of them is cut the slow way
+_SEPARATORS = "\0" + "".join(map(chr, range(0xFDD0, 0xFDF0)))
+
+
+def separator(text: str) -> str | None:
+    """A code point that ``text`` does not contain, to join its pieces with; ``None`` if it has them all."""
+    return next((c for c in _SEPARATORS if c not in text), None)
+
+
+def join_pieces(text: str, lengths: Iterable[int], sep: str) -> str:
+    """The consecutive pieces of ``text`` with these lengths (in code points), joined by ``sep``: the
+    separator is put between them in the text's array of code points, in C."""
+    ends = np.cumsum(np.fromiter(lengths, dtype=np.int64))
+    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    return np.insert(cps, ends[:-1], ord(sep)).tobytes().decode("utf-32-le", "surrogatepass")
+
+
+def split_joined(joined: str, sep: str, byte_encode: bool) -> list[str]:
+    """The pieces of ``joined`` between the ``sep`` characters, each byte-encoded if ``byte_encode``.
+
+    Byte-encoding the whole at once is exact: the UTF-8 bytes of ``sep`` map to a string that occurs only
+    where ``sep`` was (UTF-8 is self-synchronising, and the pieces do not contain ``sep``).
+    """
+    if not byte_encode:
+        return joined.split(sep)
+    mapped = charmap_decode(joined.encode("utf-8", "surrogatepass"), "strict", _BYTE_MAP)[0]
+    return mapped.split(charmap_decode(sep.encode("utf-8"), "strict", _BYTE_MAP)[0])
+
+
+def cut(text: str, lengths: Iterable[int]) -> list[str]:
+    """``text`` cut into consecutive pieces of these lengths (in code points)."""
+    sep = separator(text)
+    if sep is not None:
+        return join_pieces(text, lengths, sep).split(sep)
+    out = []
+    start = 0
+    for n in lengths:
+        out.append(text[start:start + n])
+        start += n
+    return out
+
+
+def byte_encode_words(words: list[str]) -> list[str]:
+    """Each word's UTF-8 bytes as GPT-2 characters (``"é"`` -> ``"Ã©"``), surrogates as their own bytes."""
+    if not words:
+        return []
+    sep = separator("".join(words))
+    if sep is None:
+        return [charmap_decode(w.encode("utf-8", "surrogatepass"), "strict", _BYTE_MAP)[0] for w in words]
+    return split_joined(sep.join(words), sep, True)
 
 
 def check_code_points(cps: list[int]) -> None:

@@ -1,0 +1,394 @@
+"""gguftok against its peers, measured in one run: load, encode (cold and warm), chat prompts, peak memory.
+
+    python bench/bench_peers.py                      # Qwen2: every peer, every text
+    python bench/bench_peers.py --vocab llama-bpe
+    python bench/bench_peers.py --all-bpe            # gguftok against llama.cpp on every BPE vocabulary
+    python bench/bench_peers.py --scale              # throughput from 100 KB to 50 MB, and the cache's bound
+    python bench/bench_peers.py --readme             # also rewrite the table in README.md
+
+Peers, each asked for exactly gguftok's ids (checked before timing; a peer that differs is reported as not
+comparable, with where it differs):
+
+- **llama.cpp** (llama-cpp-python 0.3.36, vocab-only, timed inside the oracle's own Python: ``make oracle``);
+- **Hugging Face tokenizers**, built from the GGUF's own tokens and merges (a ``BPE`` model, the pre-type's
+  regexes as ``Split`` steps, then ``ByteLevel``; ``ignore_merges`` as the vocabulary says);
+- **tiktoken**, built from the same: each token's bytes ranked by the merge that makes it (bytes first),
+  so that its lowest-rank-first merging is BPE's, and the pre-type's regex as ``pat_str``.
+
+The texts are in ``bench/texts.py``. *Cold* is a fresh tokenizer (empty word cache), *warm* the same text
+again. Every time is the best of ``--repeats`` runs; every ratio compares two figures from this run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import importlib.metadata
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from _common import HERE, best_of, run_in_oracle
+from texts import KINDS, chat_prompts, english, text
+
+from gguftok import Tokenizer
+from gguftok.data import vocab_dir
+from gguftok.models.bpe import split_merge
+from gguftok.vocab import CONTROL
+
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")  # one thread, as every other figure here
+README = HERE.parent / "README.md"
+BEGIN, END = "<!-- bench_peers:begin -->", "<!-- bench_peers:end -->"
+BPE_VOCABS = ("aquila", "command-r", "deepseek-coder", "deepseek-llm", "falcon", "gemma-4", "gpt-2", "gpt-neox",
+              "llama-bpe", "mpt", "qwen2", "qwen35", "refact", "starcoder")
+
+
+def digest(ids) -> str:
+    return hashlib.sha256(json.dumps(list(ids)).encode()).hexdigest()[:16]
+
+
+def vocab_path(name: str) -> Path:
+    return vocab_dir() / f"ggml-vocab-{name}.gguf"
+
+
+# ------------------------------------------------------------------------------------------------ peers
+def hf_tokenizer(tok: Tokenizer):
+    """A Hugging Face tokenizer from the GGUF's tokens and merges, or why it cannot be built."""
+    try:
+        from tokenizers import Regex, decoders, models, pre_tokenizers
+        from tokenizers import Tokenizer as HF
+    except ImportError:
+        return "not installed (make bench)"
+    v = tok.vocab
+    if v.type != "bpe" or v.model != "gpt2" or not v.pre_config.byte_encode:
+        return "not a byte-level BPE vocabulary"
+    merges = [p for p in map(split_merge, v.merges) if p]
+    model = models.BPE(vocab=dict(v.token_to_id), merges=merges, ignore_merges=v.ignore_merges)
+    hf = HF(model)
+    hf.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.Split(Regex(rx), behavior="isolated") for rx in v.pre_config.regexes]
+        + [pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    hf.decoder = decoders.ByteLevel()
+    hf.add_special_tokens([v.texts[i] for i in v.special_cache if v.attrs[i] & CONTROL])
+    return hf
+
+
+def tiktoken_encoding(tok: Tokenizer):
+    """A tiktoken Encoding ranked by the GGUF's merges, plus the map from its ranks to gguftok's ids."""
+    try:
+        import tiktoken
+    except ImportError:
+        return "not installed (make bench)", None
+    v = tok.vocab
+    if v.type != "bpe" or v.model != "gpt2" or not v.pre_config.byte_encode or len(v.pre_config.regexes) != 1:
+        return "needs one byte-level regex", None
+    from gguftok.bytemap import CHAR_TO_BYTE, bytes_to_text
+
+    def raw(text: str) -> bytes | None:
+        try:
+            return bytes(CHAR_TO_BYTE[c] for c in text)
+        except KeyError:
+            return None
+
+    ranks: dict[bytes, int] = {}
+    for b in range(256):
+        ranks[bytes([b])] = len(ranks)
+    for m in v.merges:
+        pair = split_merge(m)
+        merged = raw(pair[0] + pair[1]) if pair else None
+        if merged is not None and merged not in ranks:
+            ranks[merged] = len(ranks)
+    rank_to_id = {r: v.token_to_id.get(bytes_to_text(b)) for b, r in ranks.items()}
+    specials = {v.texts[i]: len(ranks) + k for k, i in enumerate(i for i in v.special_cache if v.attrs[i] & CONTROL)}
+    for t, r in specials.items():
+        rank_to_id[r] = v.token_to_id[t]
+    enc = tiktoken.Encoding(f"gguf-{v.pre}", pat_str=v.pre_config.regexes[0], mergeable_ranks=ranks,
+                            special_tokens=specials)
+    return enc, rank_to_id
+
+
+def first_difference(a: list[int], b: list[int]) -> str:
+    k = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    return f"ids differ from token {k:,} of {len(a):,}"
+
+
+# ------------------------------------------------------------------------------------------- measuring
+@dataclass
+class Row:
+    """One vocabulary's figures."""
+
+    name: str
+    load: dict[str, float] = field(default_factory=dict)
+    rss_mb: dict[str, float] = field(default_factory=dict)
+    mbps: dict[tuple[str, str], float] = field(default_factory=dict)  # (peer, text) -> MB/s
+    chat_us: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    digests: dict[str, str] = field(default_factory=dict)  # of gguftok's ids, per text and for the prompts
+
+
+# The peak resident memory of this process (VmHWM; ru_maxrss would start at the parent's peak after exec).
+PEAK_KB = ("def peak_kb():\n"
+           "    for line in open('/proc/self/status'):\n"
+           "        if line.startswith('VmHWM:'):\n"
+           "            return int(line.split()[1])\n"
+           "    import resource\n"
+           "    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n")
+
+
+def gguftok_rss_mb(path: Path) -> float:
+    """Growth of the peak resident memory over ``Tokenizer.from_gguf`` in a fresh process."""
+    code = PEAK_KB + ("import sys\nfrom gguftok import Tokenizer\nbefore = peak_kb()\n"
+                      "tok = Tokenizer.from_gguf(sys.argv[1])\nprint(peak_kb() - before)\n")
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    return int(out.stdout.strip()) / 1024
+
+
+def measure(name: str, kinds: tuple[str, ...], repeats: int, peers: bool) -> Row:
+    path = vocab_path(name)
+    row = Row(name)
+    texts = {k: text(k) for k in kinds}
+    prompts = chat_prompts()
+    tok = Tokenizer.from_gguf(path)
+    with tempfile.TemporaryDirectory() as tmp:
+        files = {}
+        for k, t in texts.items():
+            files[k] = Path(tmp) / f"{k}.txt"
+            files[k].write_bytes(t.encode("utf-8", "surrogatepass"))
+        (Path(tmp) / "prompts.json").write_text(json.dumps(prompts))
+        args = ("llama_peer.py", str(path), str(repeats), str(Path(tmp) / "prompts.json"), *map(str, files.values()))
+        ref = run_in_oracle(*args)
+        _measure_ours(row, path, tok, texts, prompts, repeats, peers)
+        # llama.cpp again, after ours: the machine's load drifts, so each side keeps its best of both windows
+        again = run_in_oracle(*args)
+        if isinstance(ref, dict) and isinstance(again, dict):
+            for key in ("load", "rss_kb"):
+                ref[key] = min(ref[key], again[key])
+            for f, r in again["files"].items():
+                ref["files"][f]["seconds"] = min(ref["files"][f]["seconds"], r["seconds"])
+            ref["chat"]["per_call"] = min(ref["chat"]["per_call"], again["chat"]["per_call"])
+    _llama_figures(row, ref, texts, files)
+    return row
+
+
+def _measure_ours(row: Row, path: Path, tok: Tokenizer, texts: dict[str, str], prompts: list[str], repeats: int,
+                  peers: bool) -> None:
+    """gguftok's figures, and the Python peers' (built from this vocabulary, checked to give its ids)."""
+    # load and memory
+    row.load["gguftok"] = best_of(repeats, lambda: Tokenizer.from_gguf(path))
+    row.rss_mb["gguftok"] = gguftok_rss_mb(path)
+    hf = tk = None
+    if peers:
+        t0 = time.perf_counter()
+        hf = hf_tokenizer(tok)
+        if isinstance(hf, str):
+            row.notes.append(f"HF tokenizers: {hf}")
+            hf = None
+        else:
+            row.load["HF tokenizers (built from lists)"] = time.perf_counter() - t0
+            hf_json = hf.to_str()
+        t0 = time.perf_counter()
+        tk, rank_to_id = tiktoken_encoding(tok)
+        if isinstance(tk, str):
+            row.notes.append(f"tiktoken: {tk}")
+            tk = None
+        else:
+            row.load["tiktoken (built from lists)"] = time.perf_counter() - t0
+    # encode
+    for k, t in texts.items():
+        size = len(t.encode("utf-8", "surrogatepass")) / 1e6
+        ours = tok.encode(t, add_special=False)
+
+        def cold(t: str = t) -> float:
+            fresh = Tokenizer.from_gguf(path)
+            start = time.perf_counter()
+            fresh.encode(t, add_special=False)
+            return time.perf_counter() - start
+
+        row.mbps["gguftok cold", k] = size / min(cold() for _ in range(repeats))
+        row.mbps["gguftok warm", k] = size / best_of(repeats, lambda t=t: tok.encode(t, add_special=False))
+        row.digests[k] = digest(ours)
+        if hf is not None:
+            from tokenizers import Tokenizer as HF
+            theirs = hf.encode(t, add_special_tokens=False).ids
+            if theirs != ours:
+                row.notes.append(f"HF tokenizers on {k}: not comparable, {first_difference(ours, theirs)}")
+            else:
+                def hf_cold(t: str = t) -> float:
+                    fresh = HF.from_str(hf_json)
+                    start = time.perf_counter()
+                    fresh.encode(t, add_special_tokens=False)
+                    return time.perf_counter() - start
+                row.mbps["HF tokenizers cold", k] = size / min(hf_cold() for _ in range(repeats))
+                row.mbps["HF tokenizers warm", k] = size / best_of(
+                    repeats, lambda t=t: hf.encode(t, add_special_tokens=False))
+        if tk is not None:
+            theirs = [rank_to_id[r] for r in tk.encode_ordinary(t)]
+            if theirs != ours:
+                row.notes.append(f"tiktoken on {k}: not comparable, {first_difference(ours, theirs)}")
+            else:
+                row.mbps["tiktoken", k] = size / best_of(repeats, lambda t=t: tk.encode_ordinary(t))
+    # chat prompts, one call each, with a warm tokenizer as an application has
+    ids = [tok.encode(p, add_special=False, parse_special=True) for p in prompts]
+    rounds = 200
+
+    def per_call(fn) -> float:
+        def run():
+            for _ in range(rounds):
+                for p in prompts:
+                    fn(p)
+        return best_of(repeats, run) / (rounds * len(prompts))
+
+    row.chat_us["gguftok"] = 1e6 * per_call(lambda p: tok.encode(p, add_special=False, parse_special=True))
+    row.digests["chat"] = digest([i for one in ids for i in one])
+    if hf is not None and [hf.encode(p, add_special_tokens=False).ids for p in prompts] == ids:
+        row.chat_us["HF tokenizers"] = 1e6 * per_call(lambda p: hf.encode(p, add_special_tokens=False))
+    if tk is not None and [[rank_to_id[r] for r in tk.encode(p, allowed_special="all")] for p in prompts] == ids:
+        row.chat_us["tiktoken"] = 1e6 * per_call(lambda p: tk.encode(p, allowed_special="all"))
+
+
+def _llama_figures(row: Row, ref: dict | str, texts: dict[str, str], files: dict[str, Path]) -> None:
+    if not isinstance(ref, dict):
+        row.notes.append(ref)
+        return
+    row.load["llama.cpp"] = ref["load"]
+    row.rss_mb["llama.cpp"] = ref["rss_kb"] / 1024
+    for k, t in texts.items():
+        r = ref["files"][str(files[k])]
+        if r["digest"] != row.digests[k]:
+            row.notes.append(f"llama.cpp on {k}: {r['tokens']:,} tokens: NOT THE SAME IDS as gguftok")
+        row.mbps["llama.cpp", k] = len(t.encode("utf-8", "surrogatepass")) / 1e6 / r["seconds"]
+    if ref["chat"]["digest"] != row.digests["chat"]:
+        row.notes.append("llama.cpp on the chat prompts: NOT THE SAME IDS as gguftok")
+    row.chat_us["llama.cpp"] = 1e6 * ref["chat"]["per_call"]
+    row.notes.append(f"chat prompts: {ref['chat']['tokens']:.0f} tokens on average")
+
+
+# ------------------------------------------------------------------------------------------- reporting
+TEXT_NAMES = {"english": "English prose", "code": "C++ source", "multilingual": "multilingual"}
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    return f"{a / b:.2f}x" if a and b else "-"
+
+
+def markdown(row: Row, kinds: tuple[str, ...]) -> str:
+    sizes = {k: len(text(k).encode("utf-8", "surrogatepass")) / 1e6 for k in kinds}
+    head = "| " + row.name + " | " + " | ".join(f"{TEXT_NAMES[k]} ({sizes[k]:.2f} MB)" for k in kinds) + " |"
+    lines = [head, "|---|" + "---:|" * len(kinds)]
+    peers = sorted({p for p, _ in row.mbps}, key=lambda p: ("gguftok" not in p, p))
+    for p in peers:
+        lines.append(f"| {p}, MB/s | " + " | ".join(f"{row.mbps[p, k]:.2f}" if (p, k) in row.mbps else "n/c"
+                                                    for k in kinds) + " |")
+    for ours, theirs in (("gguftok cold", "llama.cpp"), ("gguftok cold", "HF tokenizers cold"),
+                         ("gguftok warm", "HF tokenizers warm"), ("gguftok warm", "tiktoken")):
+        lines.append(f"| {ours} / {theirs} | " + " | ".join(
+            ratio(row.mbps.get((ours, k)), row.mbps.get((theirs, k))) for k in kinds) + " |")
+    out = ["\n".join(lines), ""]
+    load = row.load
+    out.append(f"| {row.name} | gguftok | llama.cpp | ratio |\n|---|---:|---:|---:|")
+    out.append(f"| load to a ready tokenizer | {load['gguftok'] * 1e3:.0f} ms | "
+               f"{load.get('llama.cpp', 0) * 1e3:.0f} ms | {ratio(load['gguftok'], load.get('llama.cpp'))} |")
+    out.append(f"| peak memory of the load | {row.rss_mb['gguftok']:.0f} MB | {row.rss_mb.get('llama.cpp', 0):.0f} MB |"
+               f" {ratio(row.rss_mb['gguftok'], row.rss_mb.get('llama.cpp'))} |")
+    out.append(f"| chat prompt, per call | {row.chat_us['gguftok']:.0f} µs | {row.chat_us.get('llama.cpp', 0):.0f} µs"
+               f" | {ratio(row.chat_us['gguftok'], row.chat_us.get('llama.cpp'))} |")
+    return "\n".join(out)
+
+
+def machine() -> str:
+    versions = []
+    for pkg in ("tokenizers", "tiktoken"):
+        with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+            versions.append(f"{pkg} {importlib.metadata.version(pkg)}")
+    load1, load5, _ = os.getloadavg()
+    return (f"CPython {platform.python_version()}, {os.cpu_count()} cores ({platform.machine()}), load average "
+            f"{load1:.1f} (1 min) / {load5:.1f} (5 min); llama-cpp-python 0.3.36; {', '.join(versions)}")
+
+
+def print_row(row: Row, kinds: tuple[str, ...]) -> None:
+    print(f"\n## {row.name}")
+    print(markdown(row, kinds))
+    if "HF tokenizers (built from lists)" in row.load:
+        print(f"(HF built from lists in {row.load['HF tokenizers (built from lists)']:.2f} s, tiktoken in "
+              f"{row.load.get('tiktoken (built from lists)', 0):.2f} s)")
+    for n in row.notes:
+        print("note:", n)
+    sys.stdout.flush()
+
+
+def all_bpe(repeats: int) -> str:
+    """Cold encode of English prose and C++ source, and load, against llama.cpp, for every BPE vocabulary."""
+    lines = ["| vocabulary | load time / llama.cpp's | cold encode speed / llama.cpp's, English | "
+             "same, C++ |",
+             "|---|---:|---:|---:|"]
+    for name in BPE_VOCABS:
+        row = measure(name, ("english", "code"), repeats, peers=False)
+        lines.append(f"| {name} | {ratio(row.load['gguftok'], row.load.get('llama.cpp'))} | " + " | ".join(
+            ratio(row.mbps[("gguftok cold", k)], row.mbps.get(("llama.cpp", k))) for k in ("english", "code"))
+            + " |")
+        print(lines[-1], *[f"  note: {n}" for n in row.notes if "NOT" in n], sep="\n", flush=True)
+    return "\n".join(lines)
+
+
+def scale(name: str, cache_size: int = 10_000) -> str:
+    """Cold throughput on English prose repeated to 100 KB ... 50 MB, and the word cache's size after each."""
+    base = english()
+    lines = [f"| {name}, English prose repeated | MB/s (cold) | words cached |", "|---|---:|---:|"]
+    for size in (100_000, 1_000_000, 10_000_000, 50_000_000):
+        t = (base * (size // len(base) + 1))[:size]
+        tok = Tokenizer.from_gguf(vocab_path(name), cache_size=cache_size)
+        start = time.perf_counter()
+        tok.encode(t, add_special=False)
+        seconds = time.perf_counter() - start
+        lines.append(f"| {size / 1e6:g} MB | {len(t.encode()) / 1e6 / seconds:.2f} | {len(tok.model._cache):,} |")
+        print(lines[-1], flush=True)
+    return "\n".join(lines)
+
+
+def rewrite_readme(block: str) -> None:
+    readme = README.read_text(encoding="utf-8")
+    pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
+    if not pattern.search(readme):
+        raise SystemExit(f"README.md has no {BEGIN} ... {END} markers")
+    README.write_text(pattern.sub(lambda _: f"{BEGIN}\n{block}\n{END}", readme), encoding="utf-8")
+    print(f"rewrote the table in {README}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--vocab", action="append", help="repeatable; default qwen2")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--all-bpe", action="store_true", help="every BPE vocabulary against llama.cpp")
+    parser.add_argument("--scale", action="store_true", help="throughput from 100 KB to 50 MB")
+    parser.add_argument("--readme", action="store_true", help="rewrite the table in README.md")
+    args = parser.parse_args()
+    print(f"# {machine()}")
+    blocks = [f"Measured by `{' '.join(['python', 'bench/bench_peers.py', *sys.argv[1:]])}` on: {machine()}. "
+              "Encode figures are speeds (MB/s; a ratio above 1 is gguftok faster); load, memory and per-call "
+              "figures are costs (a ratio below 1 is gguftok cheaper). Each figure is the best of "
+              f"{args.repeats} runs; this 2-core machine is shared, so figures move by 20-40% between runs.", ""]
+    for name in args.vocab or ["qwen2"]:
+        row = measure(name, KINDS, args.repeats, peers=True)
+        print_row(row, KINDS)
+        blocks += [markdown(row, KINDS), ""]
+        blocks += [f"- {n}" for n in row.notes] + [""]
+    if args.all_bpe:
+        print("\n## every BPE vocabulary against llama.cpp (load: below 1 is faster; encode: above 1 is faster)")
+        blocks += [all_bpe(args.repeats), ""]
+    if args.scale:
+        print("\n## scale")
+        blocks += [scale((args.vocab or ["qwen2"])[0]), ""]
+    if args.readme:
+        rewrite_readme("\n".join(blocks).strip())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+"""Run by the oracle's Python (llama-cpp-python 0.3.36): llama.cpp's side of bench_peers.py, in one process.
+
+Usage: python llama_peer.py VOCAB.gguf REPEATS PROMPTS.json FILE...
+
+Prints one JSON object: the best vocab-only load time, the growth of the peak resident memory over the
+load (``VmHWM``, KB), then for each file the best ``llama_tokenize`` time, the token count and a digest of
+the ids, and the mean time per call of ``llama_tokenize`` on short prompts through the Python binding
+(``parse_special=True``, as a chat application calls it). Needs no gguftok.
+"""
+
+import ctypes
+import hashlib
+import json
+import resource
+import sys
+import time
+
+import llama_cpp as L
+
+
+@L.llama_log_callback
+def _quiet(level, text, user_data):
+    pass
+
+
+def peak_kb() -> int:
+    """The peak resident memory of this process (VmHWM; ru_maxrss would start at the parent's peak)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def digest(ids) -> str:
+    return hashlib.sha256(json.dumps(list(ids)).encode()).hexdigest()[:16]
+
+
+def main() -> None:
+    path, repeats, prompts_file, files = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+    L.llama_log_set(_quiet, ctypes.c_void_p(0))
+    L.llama_backend_init()
+    params = L.llama_model_default_params()
+    params.vocab_only = True
+    before = peak_kb()
+    load = float("inf")
+    model = None
+    for _ in range(repeats):
+        if model is not None:
+            L.llama_model_free(model)
+        t = time.perf_counter()
+        model = L.llama_model_load_from_file(path.encode(), params)
+        load = min(load, time.perf_counter() - t)
+        if not model:
+            raise SystemExit(f"llama.cpp could not load {path}")
+    rss = peak_kb() - before
+    vocab = L.llama_model_get_vocab(model)
+    out = {"load": load, "rss_kb": rss, "files": {}}
+    for f in files:
+        with open(f, "rb") as fh:
+            data = fh.read()
+        buf = (L.llama_token * (len(data) + 16))()
+        best = float("inf")
+        for _ in range(repeats):
+            t = time.perf_counter()
+            n = L.llama_tokenize(vocab, data, len(data), buf, len(data) + 16, False, False)
+            best = min(best, time.perf_counter() - t)
+        out["files"][f] = {"seconds": best, "tokens": n, "digest": digest(buf[:n])}
+    with open(prompts_file, encoding="utf-8") as fh:
+        prompts = [p.encode() for p in json.load(fh)]
+
+    def tokenize(text: bytes) -> list[int]:
+        # what an application does per prompt through the binding: a buffer, the call, the ids as a list
+        buf = (L.llama_token * (len(text) + 8))()
+        n = L.llama_tokenize(vocab, text, len(text), buf, len(text) + 8, False, True)
+        return buf[:n]
+
+    chat = [tokenize(p) for p in prompts]
+    rounds = 200
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        for _ in range(rounds):
+            for p in prompts:
+                tokenize(p)
+        best = min(best, (time.perf_counter() - t) / (rounds * len(prompts)))
+    out["chat"] = {"per_call": best, "tokens": sum(map(len, chat)) / len(chat),
+                   "digest": digest([i for ids in chat for i in ids])}
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

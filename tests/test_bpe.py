@@ -1,0 +1,56 @@
+"""The BPE merge loop's two forms agree: the queue (merge_word, which the trace shows) and the list
+(merge_pairs, which encoding runs for short words); and the batch loop of encode_words keeps the cache."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gguftok import EncodeError, Tokenizer
+from gguftok.conformance.generate import Generators
+from gguftok.models.bpe import SHORT_WORD, merge_pairs, merge_ranks, merge_word
+
+
+@pytest.fixture(scope="module", params=["qwen2", "llama-bpe", "gpt-2"])
+def tok(request, vocab_path):
+    return Tokenizer.from_gguf(vocab_path(request.param))
+
+
+def test_list_and_queue_merge_alike_on_real_words(tok):
+    rng = random.Random(5)
+    words = set(tok.words(Generators([], []).long_text(rng, 60_000)))
+    words |= {w for w in tok.vocab.texts[:3000] if " " not in w}  # tokens spelled out: long merge chains
+    words = sorted(w for w in words if isinstance(w, str) and w)
+    assert len(words) > 3000
+    ranks = tok.model.ranks
+    for w in words:
+        assert merge_pairs(w, ranks) == merge_word(w, ranks), w
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text("abcĠ", min_size=0, max_size=SHORT_WORD))
+def test_list_and_queue_merge_alike_on_a_dense_table(word):
+    # every pair of a 4-letter alphabet merges, in an order that makes stale queue entries common
+    ranks = merge_ranks(["a a", "b c", "a b", "c a", "Ġ a", "ab c", "aa a", "bc a", "Ġa b", "c c", "aa b",
+                         "ca b", "b b", "Ġ Ġ", "cc c", "bb b", "a c", "ab ab"])
+    assert merge_pairs(word, ranks) == merge_word(word, ranks)
+
+
+def test_both_refuse_a_space_in_a_word():
+    ranks = merge_ranks(["a b"])
+    for merge in (merge_pairs, merge_word):
+        with pytest.raises(EncodeError, match="space inside a word"):
+            merge("a b", ranks)
+        assert merge(" ", ranks) == [" "]  # a lone symbol never reaches the lookup
+
+
+def test_encode_words_equals_word_ids_one_by_one(tok):
+    words = tok.words("the cat sat on the mat, and the cat slept " * 3 + "naïve 日本語 1234")
+    fresh = Tokenizer(tok.vocab.md, cache_size=4)
+    expect = [i for w in words for i in fresh.model.word_ids(w)]
+    again = Tokenizer(tok.vocab.md, cache_size=4)
+    assert again.model.encode_words([*words, ""]) == expect
+    assert list(again.model._cache) == list(fresh.model._cache)  # the same LRU contents, in the same order
