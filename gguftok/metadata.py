@@ -48,6 +48,10 @@ SUPPORTED_VERSIONS = (2, 3)
 HEADER_SIZE = 24  # magic, version, tensor_count, kv_count
 MAX_ARRAY_NESTING = 16  # the format allows arrays of arrays; nobody needs them this deep
 _BULK_MIN = 256  # string arrays at least this long are read in bulk when they can be
+# The bulk reader's window over the file: its candidate offsets cost up to 8 bytes per byte of window, so a
+# crafted run of zero bytes must not grow it with the file (a model file is GBs). Real token and merge arrays
+# are a few MB; a longer array is read by the loop, which allocates nothing per byte.
+_BULK_MAX_WINDOW = 16 << 20
 
 
 class ValueType(IntEnum):
@@ -331,7 +335,7 @@ class _Parser:
         dtype = np.dtype(self.order + "u8")
         if self.size - off < 8 * count:
             return None
-        room = self.size - off - 7  # offsets from which eight bytes can be read
+        room = min(self.size - off - 7, _BULK_MAX_WINDOW)  # offsets from which eight bytes can be read
         covered = 0  # candidates are known for the offsets below this (a model file goes on for GBs)
         fields = np.ndarray((0,), dtype=dtype)
         cand = np.empty(0, dtype=np.int64)

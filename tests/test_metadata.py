@@ -243,3 +243,17 @@ def test_bulk_string_arrays_give_up_on_truncated_files():
     assert parser.string_array_bulk(0, 300) is None
     with pytest.raises(GGUFError, match="string 299 of 300"):
         read_metadata(gguf_bytes({"tokenizer.ggml.tokens": ["abc"] * 300})[:-2])
+
+
+def test_bulk_window_stays_bounded_on_a_long_run_of_zero_bytes():
+    # 2.5 million empty strings: 20 MB of zero bytes, every offset a candidate length. The bulk path's window
+    # (and its 8-bytes-per-byte candidate list) must stop at its cap and leave the array to the loop.
+    from gguftok.metadata import _BULK_MAX_WINDOW
+
+    count = _BULK_MAX_WINDOW // 8 + 500_000
+    buf = struct.pack("<Q", 0) * count + b"tail"
+    parser = _Parser(buf, "<test>")
+    parser.order = "<"
+    assert parser.string_array_bulk(0, count) is None
+    strings, end = parser.string_array(0, count)
+    assert len(strings) == count and set(strings) == {""} and end == 8 * count
