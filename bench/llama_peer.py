@@ -8,7 +8,6 @@ the ids, and the mean time per call of ``llama_tokenize`` on short prompts throu
 (``parse_special=True``, as a chat application calls it). Needs no gguftok.
 """
 
-import ctypes
 import hashlib
 import json
 import resource
@@ -16,11 +15,7 @@ import sys
 import time
 
 import llama_cpp as L
-
-
-@L.llama_log_callback
-def _quiet(level, text, user_data):
-    pass
+from _llama import silence, time_tokenize
 
 
 def peak_kb() -> int:
@@ -41,7 +36,7 @@ def digest(ids) -> str:
 
 def main() -> None:
     path, repeats, prompts_file, files = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
-    L.llama_log_set(_quiet, ctypes.c_void_p(0))
+    silence()
     L.llama_backend_init()
     params = L.llama_model_default_params()
     params.vocab_only = True
@@ -62,13 +57,8 @@ def main() -> None:
     for f in files:
         with open(f, "rb") as fh:
             data = fh.read()
-        buf = (L.llama_token * (len(data) + 16))()
-        best = float("inf")
-        for _ in range(repeats):
-            t = time.perf_counter()
-            n = L.llama_tokenize(vocab, data, len(data), buf, len(data) + 16, False, False)
-            best = min(best, time.perf_counter() - t)
-        out["files"][f] = {"seconds": best, "tokens": n, "digest": digest(buf[:n])}
+        best, ids = time_tokenize(vocab, data, repeats)
+        out["files"][f] = {"seconds": best, "tokens": len(ids), "digest": digest(ids)}
     with open(prompts_file, encoding="utf-8") as fh:
         prompts = [p.encode() for p in json.load(fh)]
 

@@ -1,0 +1,27 @@
+"""What the oracle-side bench scripts share (run by the oracle's Python: stdlib and llama_cpp only)."""
+
+import ctypes
+import time
+
+import llama_cpp as L
+
+
+@L.llama_log_callback
+def _quiet(level, text, user_data):
+    pass
+
+
+def silence() -> None:
+    """No llama.cpp log lines in the bench's output."""
+    L.llama_log_set(_quiet, ctypes.c_void_p(0))
+
+
+def time_tokenize(vocab, data: bytes, repeats: int):
+    """The best of ``repeats`` calls of ``llama_tokenize`` on ``data`` (no BOS, no special parsing), and the ids."""
+    buf = (L.llama_token * (len(data) + 16))()
+    best, n = float("inf"), 0
+    for _ in range(repeats):
+        t = time.perf_counter()
+        n = L.llama_tokenize(vocab, data, len(data), buf, len(data) + 16, False, False)
+        best = min(best, time.perf_counter() - t)
+    return best, buf[:n]
