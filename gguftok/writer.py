@@ -6,8 +6,9 @@
 >>> md["tokenizer.ggml.bos_token_id"], md.type_name("tokenizer.ggml.bos_token_id")
 (0, 'uint32')
 
-A value is given either plainly (``str`` -> string, ``bool`` -> bool, ``int`` -> int32, ``float`` ->
-float32, a list -> array of the type of its first item) or as ``(ValueType, value)`` to choose the type;
+A value is given either plainly (``str`` -> string, ``bool`` -> bool, ``int`` -> int32 (uint32 for a
+``tokenizer.ggml.*_token_id`` key, as llama.cpp reads it), ``float`` -> float32, a list -> array of the type
+of its first item) or as ``(ValueType, value)`` to choose the type;
 for an array, ``(ValueType, [..])`` gives the element type. A ``bytes`` string value is written as is, so
 a test can write a token that is not valid UTF-8.
 """
@@ -49,6 +50,8 @@ def write_gguf(path: str | os.PathLike[str], kv: Mapping[str, Any], *, arch: str
             w.add_key_value(key, _raw(value), gguf.GGUFValueType(vtype))
         elif isinstance(value, (bytes, str)):
             w.add_key_value(key, _raw(value), gguf.GGUFValueType.STRING)
+        elif _is_token_id(key, value):  # llama.cpp reads these as uint32 (gguf-py's add_*_token_id writes so)
+            w.add_key_value(key, value, gguf.GGUFValueType.UINT32)
         else:
             w.add_key_value(key, value, gguf.GGUFValueType.get_type(value))
     w.write_header_to_file()
@@ -56,6 +59,12 @@ def write_gguf(path: str | os.PathLike[str], kv: Mapping[str, Any], *, arch: str
     w.write_ti_data_to_file()
     w.close()
     return Path(path)
+
+
+def _is_token_id(key: str, value: Any) -> bool:
+    """A plain non-negative int under ``tokenizer.ggml.<name>_token_id``: written as uint32, not int32."""
+    return (key.startswith("tokenizer.ggml.") and key.endswith("_token_id") and type(value) is int
+            and 0 <= value < 1 << 32)
 
 
 def write_metadata(path: str | os.PathLike[str], md: Mapping[str, Any], changes: Mapping[str, Any] | None = None,

@@ -257,3 +257,9 @@ def test_bulk_window_stays_bounded_on_a_long_run_of_zero_bytes():
     assert parser.string_array_bulk(0, count) is None
     strings, end = parser.string_array(0, count)
     assert len(strings) == count and set(strings) == {""} and end == 8 * count
+
+
+def test_a_plain_int_special_id_is_written_as_llama_cpp_reads_it():
+    md = read_metadata(gguf_bytes({"tokenizer.ggml.bos_token_id": 1, "tokenizer.ggml.count": 1}))
+    assert md.type_name("tokenizer.ggml.bos_token_id") == "uint32" and md["tokenizer.ggml.bos_token_id"] == 1
+    assert md.type_name("tokenizer.ggml.count") == "int32"  # other ints keep gguf's default
