@@ -24,6 +24,18 @@ def best_of(repeats: int, fn: Callable[[], object]) -> float:
     return best
 
 
+def best_cold(repeats: int, make: Callable[[], object], run: Callable[[object], object]) -> float:
+    """Like :func:`best_of`, but each run gets a fresh ``make()`` (a new tokenizer: an empty cache), which is
+    not timed: the shortest time of ``run(fresh)``."""
+    best = float("inf")
+    for _ in range(repeats):
+        fresh = make()
+        t = time.perf_counter()
+        run(fresh)
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
 def run_in_oracle(script: str, *args: str) -> dict | str:
     """Run ``bench/<script>`` with the oracle's Python; its last stdout line as JSON, or why it could not run."""
     python = oracle_python()

@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from _common import HERE, best_of, run_in_oracle
+from _common import HERE, best_cold, best_of, run_in_oracle
 from texts import KINDS, chat_prompts, english, text
 
 from gguftok import Tokenizer
@@ -206,13 +206,8 @@ def _measure_ours(row: Row, path: Path, tok: Tokenizer, texts: dict[str, str], p
         size = len(t.encode("utf-8", "surrogatepass")) / 1e6
         ours = tok.encode(t, add_special=False)
 
-        def cold(t: str = t) -> float:
-            fresh = Tokenizer.from_gguf(path)
-            start = time.perf_counter()
-            fresh.encode(t, add_special=False)
-            return time.perf_counter() - start
-
-        row.mbps["gguftok cold", k] = size / min(cold() for _ in range(repeats))
+        row.mbps["gguftok cold", k] = size / best_cold(repeats, lambda: Tokenizer.from_gguf(path),
+                                                       lambda fresh, t=t: fresh.encode(t, add_special=False))
         row.mbps["gguftok warm", k] = size / best_of(repeats, lambda t=t: tok.encode(t, add_special=False))
         row.digests[k] = digest(ours)
         if hf is not None:
@@ -221,12 +216,8 @@ def _measure_ours(row: Row, path: Path, tok: Tokenizer, texts: dict[str, str], p
             if theirs != ours:
                 row.notes.append(f"HF tokenizers on {k}: not comparable, {first_difference(ours, theirs)}")
             else:
-                def hf_cold(t: str = t) -> float:
-                    fresh = HF.from_str(hf_json)
-                    start = time.perf_counter()
-                    fresh.encode(t, add_special_tokens=False)
-                    return time.perf_counter() - start
-                row.mbps["HF tokenizers cold", k] = size / min(hf_cold() for _ in range(repeats))
+                row.mbps["HF tokenizers cold", k] = size / best_cold(
+                    repeats, lambda: HF.from_str(hf_json), lambda fresh, t=t: fresh.encode(t, add_special_tokens=False))
                 row.mbps["HF tokenizers warm", k] = size / best_of(
                     repeats, lambda t=t: hf.encode(t, add_special_tokens=False))
         if tk is not None:
