@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 from conftest import REPO
@@ -20,8 +21,9 @@ from gguftok.pretokenize import (
     byte_encode_words,
     cut,
     pre_tokenizer_config,
+    regex_split,
 )
-from gguftok.pretokenize.fast import FAST
+from gguftok.pretokenize.fast import ASTRAL, FAST, bmp_pattern
 from gguftok.pretokenize.regex_split import (
     collapse,
     collapse_pattern,
@@ -153,7 +155,23 @@ def test_fast_split_cuts_as_the_loops_for_every_pre_string():
 def test_fast_patterns_cut_as_their_loops(text):
     for rx, pattern in FAST.items():
         cps = [ord(c) for c in text]
-        assert list(map(len, pattern.findall(collapse(text)))) == (CUSTOM[rx](cps, [len(cps)]) if cps else []), rx
+        words = pattern.findall(collapse(text))
+        assert list(map(len, words)) == (CUSTOM[rx](cps, [len(cps)]) if cps else []), rx
+        if not ASTRAL.search(text):  # the same pattern on the text itself: the same cuts
+            assert "".join(bmp_pattern(pattern).findall(text)) == text
+            assert list(map(len, bmp_pattern(pattern).findall(text))) == list(map(len, words)), rx
+
+
+def test_bmp_patterns_cut_every_bmp_code_point_as_the_collapsed_text():
+    # every BMP code point once, in runs of each category and around spaces, contractions and digits
+    every = "".join(map(chr, range(0x10000)))
+    texts = [every, " ".join(every[i:i + 5] for i in range(0, 0x10000, 5)), "'s " + every[::-1] + "'LL 1234"]
+    for pattern in set(FAST.values()):
+        for text in texts:
+            assert (list(map(len, bmp_pattern(pattern).findall(text)))
+                    == list(map(len, pattern.findall(collapse(text))))), pattern.pattern
+    with pytest.raises(ValueError, match="outside a class"):
+        bmp_pattern(re.compile("\u00e9+"))
 
 
 def test_contraction_letters_are_ascii_in_llamas_lowercase_table():
@@ -174,10 +192,16 @@ def test_cut_and_byte_encoding_with_and_without_nul():
     assert byte_encode_words(["a\x00", "b"]) == ["aĀ", "b"]
 
 
-def test_fast_regex_split_cuts_as_the_reference_on_any_pieces():
-    # stl_split_fast skips pieces the whole text's matches prove whole; against stl_split on random cuts
+@pytest.mark.parametrize("joined_min", [0, 1 << 62], ids=["numpy", "strings"])
+def test_fast_regex_split_cuts_as_the_reference_on_any_pieces(monkeypatch, joined_min):
+    # stl_split_fast searches the joined pieces at once (NumPy above _JOINED_MIN code points, strings below)
+    # or skips pieces the whole text's matches prove whole; against stl_split on random cuts
+    monkeypatch.setattr(regex_split, "_JOINED_MIN", joined_min)
     rng = random.Random(4)
     texts = _generated_texts(5, 60)
+    texts.append("".join(texts) * 3)  # with NUL and noncharacters: the separator is one the text lacks
+    texts.append("Tab\t\tthen  spaces \n\nDONE 123'S\r\n" * 9)
+    texts.append(regex_split._SEPARATORS + " every separator, so no joined search 12")
     for rx in sorted({rx for e in PRE_TYPE_REGEXES.values() for rx in e["regexes"] if rx not in CUSTOM}):
         pattern = compile_std_regex(collapse_pattern(rx)) if uses_categories(rx) else compile_std_regex(rx)
         for text in texts:

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..bytemap import BYTE_TO_CHAR
 from ..errors import EncodeError, VocabError
-from .fast import FAST
+from .fast import ASTRAL, FAST, bmp_pattern
 from .regex_split import collapse, collapsed_text, split_regex, uses_categories, wide
 from .splitters import CUSTOM
 from .unicode import MAX_CODE_POINT
@@ -74,8 +74,10 @@ class PreTokenizer:
         self.regexes = config.regexes
         self.byte_encode = config.byte_encode
         self._collapse = any(uses_categories(r) for r in self.regexes)
-        # one hand-written splitter with a compiled equivalent: one findall over the whole text
+        # one hand-written splitter with a compiled equivalent: one findall over the whole text (its collapsed
+        # form, or the text itself when no code point is past U+FFFF)
         self._single = FAST.get(self.regexes[0]) if len(self.regexes) == 1 else None
+        self._bmp = bmp_pattern(self._single) if self._single is not None else None
 
     def split_lengths(self, cps: list[int]) -> list[int]:
         """The word lengths (in code points) of ``cps``, with llama.cpp's loops as ported; empty words
@@ -114,39 +116,46 @@ class PreTokenizer:
                     start += n
                 lengths = out
                 continue
-            if cps is None:
-                cps = [ord(c) for c in text]
             custom = CUSTOM.get(rx)
             if custom is not None:
+                if cps is None:
+                    cps = [ord(c) for c in text]
                 out = custom(cps, lengths)
                 if out:
                     lengths = out
                     continue
-            if wide_form is None:
+            if wide_form is None and not uses_categories(rx):
                 wide_form = wide(text)
             lengths = split_regex(cps, lengths, rx, collapsed, fast=True, wide=wide_form)
         return lengths
+
+    def words(self, text: str) -> list[str]:
+        """The words of ``text`` as they are in it (no byte encoding): :meth:`split` before its last step.
+
+        With one hand-written splitter and no code point past U+FFFF, one ``findall`` of its BMP pattern
+        makes them (:func:`~gguftok.pretokenize.fast.bmp_pattern`); otherwise the text is cut at the
+        lengths :meth:`fast_lengths` finds, in C (:func:`cut`).
+        """
+        if not text:
+            return []
+        if self._bmp is not None and not ASTRAL.search(text):
+            return self._bmp.findall(text)
+        return cut(text, self._lengths(text))
 
     def split(self, text: str) -> list[str]:
         """The words of ``text`` (code points as a ``str``, surrogates allowed), GPT-2 byte-encoded if the
         pre-type says so. Raises :class:`~gguftok.errors.EncodeError` for a code point past U+10FFFF.
 
-        The words are made in C, without a Python step per word: the matches of the compiled pattern (on the
-        collapsed text, or on ASCII text itself) give their lengths, a separator is put between them in the
-        text's array of code points, and the result is encoded, mapped to GPT-2 characters and split at the
-        separators once. The separator is a code point the text does not contain, so the cuts are exact.
+        The words come from :meth:`words`; they are byte-encoded in C, without a Python step per word: joined
+        by a separator the text does not contain, encoded, mapped to GPT-2 characters and split once.
         """
-        if not text:
-            return []
+        words = self.words(text)
+        if not self.byte_encode:
+            return words
         sep = separator(text)
-        if sep is None:  # the text holds every candidate separator: piece by piece
-            words = cut(text, self._lengths(text))
-            return byte_encode_words(words) if self.byte_encode else words
-        if self._single is not None and text.isascii():  # ASCII text is its own collapsed text
-            joined = sep.join(self._single.findall(text))
-        else:
-            joined = join_pieces(text, self._lengths(text), sep)
-        return split_joined(joined, sep, self.byte_encode)
+        if sep is None:  # the text holds every candidate separator: word by word
+            return [charmap_decode(w.encode("utf-8", "surrogatepass"), "strict", _BYTE_MAP)[0] for w in words]
+        return split_joined(sep.join(words), sep, True)
 
     def _lengths(self, text: str) -> Iterable[int]:
         if self._single is None:
@@ -185,7 +194,7 @@ def split_joined(joined: str, sep: str, byte_encode: bool) -> list[str]:
 
 def cut(text: str, lengths: Iterable[int]) -> list[str]:
     """``text`` cut into consecutive pieces of these lengths (in code points)."""
-    sep = separator(text)
+    sep = separator(text) if len(text) >= 256 else None  # shorter: slicing costs less than NumPy's setup
     if sep is not None:
         return join_pieces(text, lengths, sep).split(sep)
     out = []
