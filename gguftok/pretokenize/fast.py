@@ -128,7 +128,7 @@ def _bmp_class(negated: str, body: str) -> str:
     accepted = [b for b in range(256) if on_collapsed.match(chr(b))]
     members = np.isin(COLLAPSE_TABLE[:0x10000], accepted)
     edges = np.flatnonzero(np.diff(np.concatenate(([False], members, [False])).astype(np.int8)))
-    ranges = zip(edges[::2].tolist(), (edges[1::2] - 1).tolist())
+    ranges = zip(edges[::2].tolist(), (edges[1::2] - 1).tolist(), strict=True)
     return f"[{negated}" + "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges) + "]"
 
 
