@@ -72,7 +72,7 @@ class Tokenizer:
             self.pre = PreTokenizer(v.pre_config)
             self.model = BPEModel(v.token_to_id, v.merges, byte_encode=v.pre_config.byte_encode,
                                   ignore_merges=v.ignore_merges, newline_runs_whole=v.pre_config.type == "GEMMA4",
-                                  cache_size=cache_size)
+                                  cut_marker="\u2581" if v.escape_whitespaces else None, cache_size=cache_size)
         elif v.type == "spm":
             self.model = SPMModel(v.texts, v.scores)
         elif v.type == "wpm":

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from gguftok import EncodeError, Tokenizer
 from gguftok.conformance.generate import Generators
-from gguftok.models.bpe import SHORT_WORD, merge_pairs, merge_ranks, merge_word
+from gguftok.models.bpe import CUT_LONGER_THAN, SHORT_WORD, merge_pairs, merge_ranks, merge_word, safe_cuts
 
 
 @pytest.fixture(scope="module", params=["qwen2", "llama-bpe", "gpt-2"])
@@ -54,3 +54,26 @@ def test_encode_words_equals_word_ids_one_by_one(tok):
     again = Tokenizer(tok.vocab.md, cache_size=4)
     assert again.model.encode_words([*words, ""]) == expect
     assert list(again.model._cache) == list(fresh.model._cache)  # the same LRU contents, in the same order
+
+
+def test_gemma4_lines_cut_at_safe_places_give_the_ids_of_the_whole_line(vocab_path):
+    # Gemma 4's words are whole lines; BPEModel cuts them before "▁" where no merge can join the two sides
+    # (safe_cuts). The same lines merged whole (no cuts) must give the same ids.
+    cut = Tokenizer.from_gguf(vocab_path("gemma-4"))
+    whole = Tokenizer.from_gguf(vocab_path("gemma-4"))
+    whole.model.cut_marker = None
+    rng = random.Random(11)
+    text = Generators([], []).long_text(rng, 40_000) + "".join(
+        f"{'    ' * (i % 4)}if (x{i} >  y) {{ return a->b[{i}];  }} // naïve ▁ café\n" for i in range(60))
+    lines = [w for w in cut.words(text) if len(w) > CUT_LONGER_THAN and "▁" in w[1:]]
+    assert len(lines) > 100
+    for line in lines:
+        assert cut.model.word_ids(line) == whole.model.word_ids(line), line
+    assert cut.model._cuts is not None and len(cut.model._cuts.split(lines[0])) > 1
+    assert cut.encode(text) == whole.encode(text)
+
+
+def test_safe_cuts_keep_every_place_a_merge_spans():
+    ranks = merge_ranks(["a ▁", "▁ b", "x ▁b"])  # "a▁" and "x▁b" hold "▁" after a and after x
+    assert safe_cuts(ranks, "▁").split("a▁bx▁by▁b▁b") == ["a▁bx▁by", "▁b", "▁b"]
+    assert safe_cuts(merge_ranks(["a b c"]), "▁") is None  # a merge with two spaces: no cuts

@@ -17,6 +17,7 @@ per byte, and bytes with no token are dropped, silently, as llama.cpp does.
 from __future__ import annotations
 
 import heapq
+import re
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -166,6 +167,33 @@ def merge_pairs(word: str, ranks: dict[str, int]) -> list[str]:
             pair_ranks[i] = get(syms[i] + " " + syms[i + 1], _NO_MERGE)
 
 
+# Words longer than this are cut where no merge can join their two sides (BPEModel's cut_marker).
+CUT_LONGER_THAN = 16
+
+
+def safe_cuts(ranks: dict[str, int], marker: str) -> re.Pattern[str] | None:
+    """A pattern whose zero-width matches are places in a word, before ``marker``, where BPE makes the same
+    tokens from the two sides as from the whole: no merge joins a symbol that ends there to one that starts
+    there. ``None`` when the merges are not all of the form ``"left right"`` with no other space.
+
+    A merge that joined them would make a symbol holding the character before the cut then ``marker`` (not at
+    its start). So a place is safe unless some merge's result holds ``marker`` after that character: those
+    characters are collected once, from every merge. Gemma 4 (whitespace as ``▁``, a line for a word) has
+    two: ``▁`` (its runs of ``▁``) and ``>``; so a line cuts into its words, which the cache keeps.
+
+    >>> cuts = safe_cuts(merge_ranks(["▁ a", "▁ ▁", "a b"]), "▁")
+    >>> cuts.split("▁ab▁▁a▁b"), cuts.split("x▁a")
+    (['▁ab', '▁▁a', '▁b'], ['x', '▁a'])
+    """
+    joined = "\n".join(ranks)
+    if joined.count(" ") != len(ranks):
+        return None
+    before = sorted(set(re.findall(f"([^\\n ])(?= ?{re.escape(marker)})", joined)))
+    unsafe = "".join(map(re.escape, before))
+    return re.compile(f"(?<=[^{unsafe}])(?={re.escape(marker)})" if unsafe else f"(?<=.)(?={re.escape(marker)})",
+                      re.DOTALL)
+
+
 def _why_stale(ls: str, rs: str) -> str:
     if not ls:
         return "stale: its left side was merged into its neighbour"
@@ -183,11 +211,16 @@ class BPEModel:
     """
 
     def __init__(self, token_to_id: dict[str, int], merges: Sequence[str], *, byte_encode: bool = True,
-                 ignore_merges: bool = False, newline_runs_whole: bool = False, cache_size: int = 10_000) -> None:
+                 ignore_merges: bool = False, newline_runs_whole: bool = False, cut_marker: str | None = None,
+                 cache_size: int = 10_000) -> None:
         self.token_to_id = token_to_id
         self.ranks = merge_ranks(merges)
         self.ignore_merges = ignore_merges
         self.newline_runs_whole = newline_runs_whole  # Gemma 4: a run of "\n" that is a token stays whole
+        # cut long words before this character where safe_cuts allows (with ignore_merges a word's own
+        # lookup comes first, so its parts cannot be looked up alone)
+        self.cut_marker = None if ignore_merges else cut_marker
+        self._cuts: re.Pattern[str] | bool | None = False  # built on the first long word
         self.cache_size = cache_size
         self._cache: OrderedDict[str, list[int]] = OrderedDict()
         if byte_encode:
@@ -245,6 +278,15 @@ class BPEModel:
         if ids is not None:
             cache.move_to_end(word)
             return ids
+        if len(word) > CUT_LONGER_THAN and self.cut_marker is not None and self.cut_marker in word[1:]:
+            if self._cuts is False:
+                self._cuts = safe_cuts(self.ranks, self.cut_marker)
+            parts = self._cuts.split(word) if self._cuts is not None else [word]
+            if len(parts) > 1:  # each part through the cache: a line's words repeat
+                ids = []
+                for part in parts:
+                    ids += self.word_ids(part)
+                return ids
         ids = self.symbol_ids(self.symbols(word))
         if self.cache_size:
             cache[word] = ids
