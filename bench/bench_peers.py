@@ -41,7 +41,7 @@ from texts import KINDS, chat_prompts, english, text
 
 from gguftok import Tokenizer
 from gguftok.data import vocab_dir
-from gguftok.models.bpe import split_merge
+from gguftok.models.bpe import DEFAULT_CACHE_SIZE, split_merge
 from gguftok.vocab import CONTROL
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")  # one thread, as every other figure here
@@ -329,7 +329,7 @@ def all_bpe(repeats: int) -> str:
     return "\n".join(lines)
 
 
-def scale(name: str, cache_size: int = 10_000) -> str:
+def scale(name: str, cache_size: int = DEFAULT_CACHE_SIZE) -> str:
     """Cold throughput on English prose repeated to 100 KB ... 50 MB, and the word cache's size after each."""
     base = english()
     lines = [f"| {name}, English prose repeated | MB/s (cold) | words cached |", "|---|---:|---:|"]

@@ -19,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any
 
+from .models.bpe import DEFAULT_CACHE_SIZE
+
 if TYPE_CHECKING:
     from .tokenizer import Tokenizer
 
@@ -27,7 +29,7 @@ _flags: tuple[bool, bool] = (True, False)  # add_special, parse_special
 
 
 @functools.lru_cache(maxsize=4)
-def cached_tokenizer(path: str, cache_size: int = 10_000) -> Tokenizer:
+def cached_tokenizer(path: str, cache_size: int = DEFAULT_CACHE_SIZE) -> Tokenizer:
     """One tokenizer per process and file, loaded on first use: for the map functions of the Hugging Face
     ``datasets``, Dask, Ray or Spark, whose workers should each read the GGUF file once (a path travels to
     them cheaply; a tokenizer object would be pickled for every task)."""

@@ -25,7 +25,7 @@ from .batch import encode_batch
 from .detokenize import Pieces, detokenize
 from .errors import EncodeError
 from .metadata import read_metadata
-from .models.bpe import BPEModel, MergeStep
+from .models.bpe import DEFAULT_CACHE_SIZE, BPEModel, MergeStep
 from .models.plamo2 import PLaMo2Model
 from .models.rwkv import RWKVModel
 from .models.spm import SPMModel
@@ -59,7 +59,7 @@ class Tokenizer:
     :class:`~gguftok.errors.EncodeError` (a ``ValueError``) instead.
     """
 
-    def __init__(self, metadata: Mapping[str, Any], *, cache_size: int = 10_000) -> None:
+    def __init__(self, metadata: Mapping[str, Any], *, cache_size: int = DEFAULT_CACHE_SIZE) -> None:
         self.vocab = v = Vocab(metadata)
         self.cache_size = cache_size
         self.source_path: str | None = None  # the GGUF file, when loaded by from_gguf (encode_batch's workers read it)

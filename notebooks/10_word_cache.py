@@ -64,7 +64,7 @@ qwen2 = Tokenizer.from_gguf(vocab_dir() / "ggml-vocab-qwen2.gguf")
 # first; on a hit it moves the word to the recent end of the dictionary and returns the stored ids. On a
 # miss it runs the merge queue, stores the result, and, if the dictionary has grown past `cache_size`
 # entries, drops the entry at the old end: the word used **least recently** (an LRU cache). The size bounds
-# the memory however long the document; the default is 10,000 words, and `Tokenizer(metadata,
+# the memory however long the document; the default is 32,768 words (about 10 MB), and `Tokenizer(metadata,
 # cache_size=N)` (or `Tokenizer.from_gguf(path, cache_size=N)`) chooses another; 0 turns the cache off.
 #
 # Here is a cache of four words after encoding a short sentence. It already held one word before the
@@ -190,9 +190,11 @@ hit_rate_figure({"notebook prose": prose, "notebook code": code});
 # names and punctuation within a few lines), so a small cache already catches them. It flattens lower only
 # because the sample is short: about a fifth of the prose's words (both counts are under the tables above)
 # leave less room for repeats, so a larger share of its words are first occurrences. A cache of a few hundred words already catches most of what can be caught
-# in these texts, and at 10,000 words (gguftok's default, and the lesson's) the cache is effectively
-# unbounded for any single prompt of this size: it only starts to evict on long documents with a large
-# vocabulary of their own, which is when the bound on memory matters.
+# in these texts, and at 10,000 words (the lesson's size) the cache is effectively unbounded for any single
+# prompt of this size: it only starts to evict on long documents with a large vocabulary of their own, which
+# is when the bound on memory matters. gguftok's default is 32,768 words because of one such document: the
+# benchmark's megabyte of many scripts (`bench/texts.py`) has 19,198 distinct words, and with 10,000 a second
+# pass over it still missed 18,424 times (`simulate_lru` counts it; the first pass: 19,538).
 #
 # A hit rate is not a speed-up: a hit still costs a dictionary lookup and a miss costs a merge queue whose
 # length depends on the word. How much time the cache saves is measured in `bench/bench_encode.py`, which

@@ -126,6 +126,12 @@ def merge_word(word: str, ranks: dict[str, int], trace: list[MergeStep] | None =
     return [s for s in syms if s]
 
 
+# The word cache's default size. A word costs about 300 bytes in it (measured with tracemalloc on Qwen2), so
+# at most about 10 MB. 10,000 (the lesson's size, and Hugging Face tokenizers') was too few for a page of
+# many scripts: the benchmark's 1 MB multilingual text has 19,198 distinct words (Qwen2), and a second pass
+# over it still missed 18,424 times (simulate_lru; the first pass 19,538).
+DEFAULT_CACHE_SIZE = 32_768
+
 # Words up to this many characters merge in merge_pairs (a list, rescanned after each merge: quadratic, but
 # in C for short words); longer ones in merge_word (a heap: n log n however long the word).
 SHORT_WORD = 48
@@ -212,7 +218,7 @@ class BPEModel:
 
     def __init__(self, token_to_id: dict[str, int], merges: Sequence[str], *, byte_encode: bool = True,
                  ignore_merges: bool = False, newline_runs_whole: bool = False, cut_marker: str | None = None,
-                 cache_size: int = 10_000) -> None:
+                 cache_size: int = DEFAULT_CACHE_SIZE) -> None:
         self.token_to_id = token_to_id
         self.ranks = merge_ranks(merges)
         self.ignore_merges = ignore_merges

@@ -1,6 +1,6 @@
 """The word cache, counted: how many merge steps a cache saves, and how often an LRU of a given size hits.
 
-``BPEModel.word_ids`` keeps an LRU ``OrderedDict`` of word -> ids (``cache_size`` entries, 10,000 by
+``BPEModel.word_ids`` keeps an LRU ``OrderedDict`` of word -> ids (``cache_size`` entries, 32,768 by
 default). Everything here is counted, never timed, so every number is the same on every machine: queue pops
 come from :func:`gguftok.models.bpe.merge_word`'s own trace, and hits and misses from :func:`simulate_lru`,
 which follows ``word_ids``'s policy step for step (a test checks it leaves the same cache contents).
