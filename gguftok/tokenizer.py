@@ -277,7 +277,7 @@ class Tokenizer:
 
     def _bpe_session(self, raw: bytes) -> list[int]:
         # zero-length matches give empty words, which the session skips
-        return self.model.encode_words(self.pre.split(decode_for_text(raw, "input")))
+        return self.model.encode_text_words(self.pre.words(decode_for_text(raw, "input")))
 
     def _whitespace_session(self, raw: bytes) -> list[int]:
         """The ``whitespace`` model: drop every whitespace code point, lowercase (if the vocabulary says so),

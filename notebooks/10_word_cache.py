@@ -59,10 +59,11 @@ qwen2 = Tokenizer.from_gguf(vocab_dir() / "ggml-vocab-qwen2.gguf")
 # %% [markdown]
 # ## The cache in gguftok
 #
-# The BPE models keep their cache in `BPEModel` (`gguftok/models/bpe.py`): an `OrderedDict` from word (in
-# its byte-level spelling, `Ġ` for a space, notebook 02) to its list of ids. `word_ids` looks the word up
-# first; on a hit it moves the word to the recent end of the dictionary and returns the stored ids. On a
-# miss it runs the merge queue, stores the result, and, if the dictionary has grown past `cache_size`
+# The BPE models keep their cache in `BPEModel` (`gguftok/models/bpe.py`): an `OrderedDict` from word, as
+# written in the text, to its list of ids. Encoding looks each word up first; on a hit it moves the word
+# to the recent end of the dictionary and returns the stored ids. On a miss it spells the word as the
+# merges do (byte-level, `Ġ` for a space, notebook 02), runs the merge queue, stores the result, and, if
+# the dictionary has grown past `cache_size`
 # entries, drops the entry at the old end: the word used **least recently** (an LRU cache). The size bounds
 # the memory however long the document; the default is 32,768 words (about 10 MB), and `Tokenizer(metadata,
 # cache_size=N)` (or `Tokenizer.from_gguf(path, cache_size=N)`) chooses another; 0 turns the cache off.
@@ -78,7 +79,7 @@ sentence = "the cat sat on the mat, and the cat slept"
 small.encode(sentence)
 print("words:", plain_words(small, sentence))
 for word, ids in small.model._cache.items():
-    print(f"{word!r:>10} -> {ids}")
+    print(f"{word!r:>10} spelled {small.model.spell(word)!r:>8} -> {ids}")
 
 # %% [markdown]
 # Four entries, oldest first: the four words used most recently. The sentence made 1 hit, the second
@@ -87,11 +88,15 @@ for word, ids in small.model._cache.items():
 # first word of the text) and the others were evicted as newer words came
 # in. `simulate_lru` in `gguftok/viz/cache_view.py` replays the same policy on a list of words without
 # encoding anything, which is how the rest of this notebook counts hits and misses;
-# `tests/test_viz_cache.py` checks that it ends with the same cache contents as `BPEModel` itself.
+# `tests/test_viz_cache.py` checks that it ends with the same cache contents as `BPEModel` itself. It
+# replays the spelled words; the spelling is one-to-one (`BPEModel.unspell` undoes it), so the hits and
+# misses are the same. Why the cache keeps words as written: a miss is rare once the cache is warm, and
+# spelling every word of the text (byte-level encoding, then cutting into words again) cost about a third
+# of the time of encoding warm English prose, where spelling only the misses costs next to nothing.
 
 # %%
 run = simulate_lru(["Ċ", *plain_words(small, sentence)], 4)
-print(list(run.cache) == list(small.model._cache), run.hits, "hits,", run.misses, "misses")
+print(list(run.cache) == [small.model.spell(w) for w in small.model._cache], run.hits, "hits,", run.misses, "misses")
 
 # %% [markdown]
 # ## The lesson's example: one line of code, fifty times

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from gguftok import EncodeError, Tokenizer
 from gguftok.conformance.generate import Generators
-from gguftok.models.bpe import CUT_LONGER_THAN, SHORT_WORD, merge_pairs, merge_ranks, merge_word, safe_cuts
+from gguftok.models.bpe import CUT_LONGER_THAN, SHORT_WORD, BPEModel, merge_pairs, merge_ranks, merge_word, safe_cuts
 
 
 @pytest.fixture(scope="module", params=["qwen2", "llama-bpe", "gpt-2"])
@@ -47,13 +47,18 @@ def test_both_refuse_a_space_in_a_word():
         assert merge(" ", ranks) == [" "]  # a lone symbol never reaches the lookup
 
 
-def test_encode_words_equals_word_ids_one_by_one(tok):
+@pytest.mark.parametrize("size", [4, 30, 1000])  # evicting often, sometimes, never
+def test_encode_words_equals_word_ids_one_by_one(tok, size):
     words = tok.words("the cat sat on the mat, and the cat slept " * 3 + "naïve 日本語 1234")
-    fresh = Tokenizer(tok.vocab.md, cache_size=4)
-    expect = [i for w in words for i in fresh.model.word_ids(w)]
-    again = Tokenizer(tok.vocab.md, cache_size=4)
-    assert again.model.encode_words([*words, ""]) == expect
-    assert list(again.model._cache) == list(fresh.model._cache)  # the same LRU contents, in the same order
+    fresh = Tokenizer(tok.vocab.md, cache_size=size)
+    again = Tokenizer(tok.vocab.md, cache_size=size)
+    for batch in (words[:9], words, words[::-1]):  # a second and third call: hits among new words
+        expect = [i for w in batch for i in fresh.model.word_ids(w)]
+        assert again.model.encode_words(batch) == expect
+        assert again.model.encode_words([*batch, ""]) == expect  # an empty word gives nothing
+        for w in batch:
+            fresh.model.word_ids(w)
+        assert list(again.model._cache) == list(fresh.model._cache)  # the same LRU contents, in the same order
 
 
 def test_gemma4_lines_cut_at_safe_places_give_the_ids_of_the_whole_line(vocab_path):
@@ -77,3 +82,20 @@ def test_safe_cuts_keep_every_place_a_merge_spans():
     ranks = merge_ranks(["a ▁", "▁ b", "x ▁b"])  # "a▁" and "x▁b" hold "▁" after a and after x
     assert safe_cuts(ranks, "▁").split("a▁bx▁by▁b▁b") == ["a▁bx▁by", "▁b", "▁b"]
     assert safe_cuts(merge_ranks(["a b c"]), "▁") is None  # a merge with two spaces: no cuts
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=20))
+def test_a_word_spelled_and_unspelled_is_itself(word):
+    # the cache keeps words as written; word_ids of a spelled word finds its entry by unspelling it
+    m = BPEModel({}, [])
+    assert m.unspell(m.spell(word)) == word
+    assert BPEModel({}, [], byte_encode=False).spell(word) == word
+
+
+def test_unspell_refuses_what_no_text_spells():
+    m = BPEModel({"a": 0}, [])
+    assert m.unspell("Ġcat") == " cat" and m.unspell("ĠcafÃ©") == " café"
+    assert m.unspell(" cat") is None  # a space is not in the byte map (it is spelled Ġ)
+    assert m.unspell("Ã") is None  # a lone lead byte: not UTF-8
+    assert m.word_ids("Ã") == [] and not m._cache  # merged without the cache (no fallback token for 0xC3)

@@ -18,12 +18,16 @@ from __future__ import annotations
 
 import heapq
 import re
+from codecs import charmap_decode
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise, repeat
 
+from ..bytemap import BYTE_TO_CHAR, CHAR_TO_BYTE
 from ..errors import EncodeError
+
+_BYTE_MAP = "".join(BYTE_TO_CHAR)  # codecs.charmap_decode's table: each byte to its GPT-2 character
 
 
 def split_merge(line: str) -> tuple[str, str] | None:
@@ -227,8 +231,9 @@ class BPEModel:
         # lookup comes first, so its parts cannot be looked up alone)
         self.cut_marker = None if ignore_merges else cut_marker
         self._cuts: re.Pattern[str] | bool | None = False  # built on the first long word
+        self.byte_encode = byte_encode
         self.cache_size = cache_size
-        self._cache: OrderedDict[str, list[int]] = OrderedDict()
+        self._cache: OrderedDict[str, list[int]] = OrderedDict()  # word as written in the text -> its ids
         if byte_encode:
             # a lone byte b as a token text: chr(b) for ASCII, else the surrogate escape of the byte
             self._fallback = [token_to_id.get(bytes([b]).decode("utf-8", "surrogateescape")) for b in range(256)]
@@ -260,30 +265,85 @@ class BPEModel:
                     ids.append(fb)
         return ids
 
-    def encode_words(self, words: Iterable[str]) -> list[int]:
-        """The ids of many words, in order: :meth:`word_ids` of each (empty words give nothing), with the
-        cache hit inlined, as this loop runs once per word of the text."""
+    def spell(self, word: str) -> str:
+        """A word as written in the text, spelled as the merges spell it: byte-level (GPT-2 characters, ``Ġ``
+        for a space) if the vocabulary is, else as it is.
+
+        >>> BPEModel({}, [], byte_encode=True).spell(" café")
+        'ĠcafÃ©'
+        """
+        if not self.byte_encode:
+            return word
+        return charmap_decode(word.encode("utf-8", "surrogatepass"), "strict", _BYTE_MAP)[0]
+
+    def unspell(self, word: str) -> str | None:
+        """The word as written for a spelled word (``"Ġcat"`` -> ``" cat"``); ``None`` if no text spells so
+        (a character outside the byte map, or bytes that are not UTF-8 with surrogates)."""
+        if not self.byte_encode:
+            return word
+        try:
+            return bytes(map(CHAR_TO_BYTE.__getitem__, word)).decode("utf-8", "surrogatepass")
+        except (KeyError, UnicodeDecodeError):
+            return None
+
+    def encode_text_words(self, words: Iterable[str]) -> list[int]:
+        """The ids of many words as written in the text (what :meth:`PreTokenizer.words
+        <gguftok.pretokenize.PreTokenizer.words>` returns), in order; empty words give nothing.
+
+        This is the loop encoding runs, once per word of the text, with the cache hit inlined. A word is
+        spelled only on a miss: spelling every word (byte-level encoding, then a split into words) cost a
+        third of a warm encode of English prose.
+        """
         cache = self._cache
-        cached, touch, word_ids = cache.get, cache.move_to_end, self.word_ids
+        cached, touch, text_word_ids = cache.get, cache.move_to_end, self.text_word_ids
         out: list[int] = []
         for word in words:
             ids = cached(word)
             if ids is None:
                 if not word:
                     continue
-                ids = word_ids(word)
+                ids = text_word_ids(word)
             else:
                 touch(word)
             out += ids
         return out
 
+    def encode_words(self, words: Iterable[str]) -> list[int]:
+        """The ids of many spelled words (what :meth:`gguftok.Tokenizer.words` returns), in order: :meth:`word_ids`
+        of each (empty words give nothing)."""
+        out: list[int] = []
+        for word in words:
+            if word:
+                out += self.word_ids(word)
+        return out
+
     def word_ids(self, word: str) -> list[int]:
-        """Token ids of one word; cached (least recently used words are evicted past ``cache_size``)."""
+        """Token ids of one spelled word (``"Ġcat"``), through the cache, which knows it as written (``" cat"``).
+
+        >>> m = BPEModel({"Ġ": 0, "c": 1, "a": 2, "Ġc": 3, "ca": 4}, ["Ġ c", "c a"])
+        >>> m.word_ids("Ġca"), list(m._cache)
+        ([3, 2], [' ca'])
+        """
+        text = self.unspell(word)
+        return self._spelled_ids(word) if text is None else self.text_word_ids(text, word)
+
+    def text_word_ids(self, text: str, spelled: str | None = None) -> list[int]:
+        """Token ids of one word as written in the text (``spelled``: its spelling, if known); cached, the
+        least recently used words evicted past ``cache_size``."""
         cache = self._cache
-        ids = cache.get(word)
+        ids = cache.get(text)
         if ids is not None:
-            cache.move_to_end(word)
+            cache.move_to_end(text)
             return ids
+        ids = self._spelled_ids(self.spell(text) if spelled is None else spelled)
+        if self.cache_size:
+            cache[text] = ids
+            if len(cache) > self.cache_size:
+                cache.popitem(last=False)
+        return ids
+
+    def _spelled_ids(self, word: str) -> list[int]:
+        """Token ids of one spelled word, merged (no cache)."""
         if len(word) > CUT_LONGER_THAN and self.cut_marker is not None and self.cut_marker in word[1:]:
             if self._cuts is False:
                 self._cuts = safe_cuts(self.ranks, self.cut_marker)
@@ -293,9 +353,4 @@ class BPEModel:
                 for part in parts:
                     ids += self.word_ids(part)
                 return ids
-        ids = self.symbol_ids(self.symbols(word))
-        if self.cache_size:
-            cache[word] = ids
-            if len(cache) > self.cache_size:
-                cache.popitem(last=False)
-        return ids
+        return self.symbol_ids(self.symbols(word))
