@@ -302,14 +302,23 @@ class BPEModel:
         third of a warm encode of English prose.
         """
         cache = self._cache
-        cached, touch, text_word_ids = cache.get, cache.move_to_end, self.text_word_ids
+        cached, touch, evict, spelled_ids = cache.get, cache.move_to_end, cache.popitem, self._spelled_ids
+        size, byte_encode = self.cache_size, self.byte_encode
+        whole = self.token_to_id.get if self.ignore_merges else None  # a word that is a token stays whole
         out: list[int] = []
         for word in words:
             ids = cached(word)
-            if ids is None:
+            if ids is None:  # text_word_ids, inlined
                 if not word:
                     continue
-                ids = text_word_ids(word)
+                spelled = charmap_decode(word.encode("utf-8", "surrogatepass"), "strict", _BYTE_MAP)[0] \
+                    if byte_encode else word
+                tid = whole(spelled) if whole is not None else None
+                ids = [tid] if tid is not None else spelled_ids(spelled)
+                if size:
+                    cache[word] = ids
+                    if len(cache) > size:
+                        evict(last=False)
             else:
                 touch(word)
             out += ids
