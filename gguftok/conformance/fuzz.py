@@ -3,6 +3,7 @@
     python -m gguftok.conformance.fuzz --vocab qwen2 -n 20000          # or: make fuzz VOCAB=qwen2 N=20000
     python -m gguftok.conformance.fuzz --vocab gpt-2 --pre tekken      # a real vocabulary, relabelled
     python -m gguftok.conformance.fuzz --vocab all-bpe --seconds 600
+    python -m gguftok.conformance.fuzz --vocab qwen2 --pre all --long 0.5   # long texts: the bulk paths
 
 Each input is encoded under the four ``(add_special, parse_special)`` combinations, and a random id
 sequence is decoded under the four ``(remove_special, unparse_special)`` ones. Where llama.cpp crashes,
@@ -59,8 +60,9 @@ class Report:
 
 
 class Fuzzer:
-    def __init__(self, tok: Tokenizer, oracle: Oracle, name: str, seed: int) -> None:
+    def __init__(self, tok: Tokenizer, oracle: Oracle, name: str, seed: int, long: float = 0.01) -> None:
         self.tok, self.oracle, self.rng = tok, oracle, random.Random(seed)
+        self.long = long  # the share of inputs that are long texts (500 to 6,000 code points)
         facts = oracle.facts()
         attrs = facts["attrs"]
         pieces = oracle.pieces(special=False)
@@ -109,7 +111,8 @@ class Fuzzer:
 
     def one_input(self) -> None:
         rng = self.rng
-        text = self.gen.long_text(rng, rng.choice([500, 2000, 6000])) if rng.random() < 0.01 else self.gen.text(rng)
+        long = rng.random() < self.long
+        text = self.gen.long_text(rng, rng.choice([500, 2000, 6000])) if long else self.gen.text(rng)
         self.report.inputs += 1
         for add, parse in ENCODE_FLAGS:
             if self.encode_differs(text, add, parse) is None:
@@ -131,7 +134,7 @@ class Fuzzer:
 
 
 def fuzz_vocab(name: str, n: int, seconds: float, seed: int, pre: str | None = None,
-               log: Callable[[str], None] = lambda m: print(m, flush=True)) -> Report:
+               log: Callable[[str], None] = lambda m: print(m, flush=True), long: float = 0.01) -> Report:
     path = vocab_dir() / f"ggml-vocab-{name}.gguf"
     md = read_metadata(path)
     label = name if pre is None else f"{name}+pre={pre}"
@@ -143,7 +146,7 @@ def fuzz_vocab(name: str, n: int, seconds: float, seed: int, pre: str | None = N
         tok = Tokenizer(md)
         t0 = time.perf_counter()
         with Oracle(ref_path) as oracle:
-            fz = Fuzzer(tok, oracle, label, seed)
+            fz = Fuzzer(tok, oracle, label, seed, long)
             while fz.report.inputs < n and time.perf_counter() - t0 < seconds:
                 fz.one_input()
                 if fz.report.inputs % 2000 == 0:
@@ -166,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-n", type=int, default=2000, help="inputs per vocabulary (default 2000)")
     parser.add_argument("--seconds", type=float, default=float("inf"), help="time limit per vocabulary")
     parser.add_argument("--seed", type=int, default=None, help="default: a new one, printed")
+    parser.add_argument("--long", type=float, default=0.01,
+                        help="the share of inputs that are long texts, 500 to 6,000 code points (default 0.01)")
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else random.randrange(2**32)
     names = BPE_VOCABS if args.vocab == "all-bpe" else [args.vocab]
@@ -179,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     reports = []
     for name in names:
         for pre in pres:
-            reports.append(fuzz_vocab(name, args.n, args.seconds, seed, pre))
+            reports.append(fuzz_vocab(name, args.n, args.seconds, seed, pre, long=args.long))
             print(reports[-1].line(), flush=True)
     if len(reports) > 1:
         total = sum(len(r.mismatches) for r in reports)
