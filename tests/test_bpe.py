@@ -99,3 +99,14 @@ def test_unspell_refuses_what_no_text_spells():
     assert m.unspell(" cat") is None  # a space is not in the byte map (it is spelled Ġ)
     assert m.unspell("Ã") is None  # a lone lead byte: not UTF-8
     assert m.word_ids("Ã") == [] and not m._cache  # merged without the cache (no fallback token for 0xC3)
+
+
+def test_a_newline_run_inside_a_long_word_is_merged_not_taken_whole():
+    # Gemma 4 takes a word that is a run of newlines whole (if it is a token); inside a longer word BPE merges
+    # it, so the word is not cut there (encode never meets such a word: its pre-tokenizer splits them off).
+    # Here no merge makes "\n\n", so taken whole it would be one token, merged it is two.
+    m = BPEModel({"\n": 0, "\n\n": 1, "▁": 2, "a": 3, "▁a": 4}, ["▁ a"], byte_encode=False,
+                 newline_runs_whole=True, cut_marker="▁")
+    word = "\n\n" + "▁a" * 9
+    assert m.word_ids(word) == m.symbol_ids(merge_word(word, m.ranks)) == [0, 0] + [4] * 9
+    assert m.word_ids("\n\n") == [1]
