@@ -15,7 +15,9 @@ DEL, NBSP, soft hyphen ...) are moved up to U+0100 and beyond, in byte order. So
 
 from __future__ import annotations
 
-__all__ = ["BYTE_TO_CHAR", "CHAR_TO_BYTE", "bytes_to_text", "text_to_bytes"]
+from codecs import charmap_decode
+
+__all__ = ["BYTE_MAP", "BYTE_TO_CHAR", "CHAR_TO_BYTE", "bytes_to_text", "spell_text", "text_to_bytes"]
 
 
 def _byte_to_char() -> list[str]:
@@ -33,6 +35,16 @@ def _byte_to_char() -> list[str]:
 
 BYTE_TO_CHAR: list[str] = _byte_to_char()
 CHAR_TO_BYTE: dict[str, int] = {c: b for b, c in enumerate(BYTE_TO_CHAR)}
+BYTE_MAP = "".join(BYTE_TO_CHAR)  # the same as a codecs.charmap_decode table: byte b -> BYTE_TO_CHAR[b]
+
+
+def spell_text(text: str) -> str:
+    """The vocabulary form of a text's UTF-8 bytes (surrogates as their own bytes), in one C call.
+
+    >>> spell_text(" café")
+    'ĠcafÃ©'
+    """
+    return charmap_decode(text.encode("utf-8", "surrogatepass"), "strict", BYTE_MAP)[0]
 
 
 def bytes_to_text(data: bytes) -> str:

@@ -26,10 +26,8 @@ from itertools import pairwise, repeat
 
 import numpy as np
 
-from ..bytemap import BYTE_TO_CHAR, CHAR_TO_BYTE
+from ..bytemap import BYTE_MAP, CHAR_TO_BYTE, spell_text
 from ..errors import EncodeError
-
-_BYTE_MAP = "".join(BYTE_TO_CHAR)  # codecs.charmap_decode's table: each byte to its GPT-2 character
 
 
 def split_merge(line: str) -> tuple[str, str] | None:
@@ -283,7 +281,7 @@ class BPEModel:
         """
         if not self.byte_encode:
             return word
-        return charmap_decode(word.encode("utf-8", "surrogatepass"), "strict", _BYTE_MAP)[0]
+        return spell_text(word)
 
     def unspell(self, word: str) -> str | None:
         """The word as written for a spelled word (``"Ġcat"`` -> ``" cat"``); ``None`` if no text spells so
@@ -313,7 +311,7 @@ class BPEModel:
             if ids is None:  # text_word_ids, inlined
                 if not word:
                     continue
-                spelled = charmap_decode(word.encode("utf-8", "surrogatepass"), "strict", _BYTE_MAP)[0] \
+                spelled = charmap_decode(word.encode("utf-8", "surrogatepass"), "strict", BYTE_MAP)[0] \
                     if byte_encode else word
                 tid = whole(spelled) if whole is not None else None
                 ids = [tid] if tid is not None else spelled_ids(spelled)

@@ -12,7 +12,6 @@ flags, and a list of regexes applied in order, each one splitting the pieces lef
 from __future__ import annotations
 
 import json
-from codecs import charmap_decode
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from ..bytemap import BYTE_TO_CHAR
+from ..bytemap import spell_text
 from ..errors import EncodeError, VocabError
 from .fast import ASTRAL, FAST, bmp_pattern
-from .regex_split import collapse, collapsed_text, split_regex, uses_categories, wide
+from .regex_split import collapse, collapsed_text, separator, split_regex, uses_categories, wide
 from .splitters import CUSTOM
 from .unicode import MAX_CODE_POINT
 
@@ -31,8 +30,6 @@ _TABLES = json.loads(Path(__file__).with_name("pre-tables.json").read_text(encod
 PRE_STRINGS: dict[str, dict[str, Any]] = _TABLES["pre"]
 PRE_TYPE_REGEXES: dict[str, dict[str, Any]] = _TABLES["regexes"]
 
-# codecs.charmap_decode table: each byte to its GPT-2 character
-_BYTE_MAP = "".join(BYTE_TO_CHAR)
 
 
 @dataclass(frozen=True)
@@ -146,30 +143,16 @@ class PreTokenizer:
         """The words of ``text`` (code points as a ``str``, surrogates allowed), GPT-2 byte-encoded if the
         pre-type says so. Raises :class:`~gguftok.errors.EncodeError` for a code point past U+10FFFF.
 
-        The words come from :meth:`words`; they are byte-encoded in C, without a Python step per word: joined
-        by a separator the text does not contain, encoded, mapped to GPT-2 characters and split once.
+        The words come from :meth:`words`, byte-encoded by :func:`byte_encode_words` (in C, without a Python
+        step per word). Encoding does not call this: its word cache knows words as written.
         """
         words = self.words(text)
-        if not self.byte_encode:
-            return words
-        sep = separator(text)
-        if sep is None:  # the text holds every candidate separator: word by word
-            return [charmap_decode(w.encode("utf-8", "surrogatepass"), "strict", _BYTE_MAP)[0] for w in words]
-        return split_joined(sep.join(words), sep, True)
+        return byte_encode_words(words) if self.byte_encode else words
 
     def _lengths(self, text: str) -> Iterable[int]:
         if self._single is None:
             return self.fast_lengths(text)
         return map(len, self._single.findall(collapse(text)))
-
-
-# NUL, then the 32 noncharacters U+FDD0..U+FDEF: a text that holds all of them is cut the slow way
-_SEPARATORS = "\0" + "".join(map(chr, range(0xFDD0, 0xFDF0)))
-
-
-def separator(text: str) -> str | None:
-    """A code point that ``text`` does not contain, to join its pieces with; ``None`` if it has them all."""
-    return next((c for c in _SEPARATORS if c not in text), None)
 
 
 def join_pieces(text: str, lengths: Iterable[int], sep: str) -> str:
@@ -188,8 +171,7 @@ def split_joined(joined: str, sep: str, byte_encode: bool) -> list[str]:
     """
     if not byte_encode:
         return joined.split(sep)
-    mapped = charmap_decode(joined.encode("utf-8", "surrogatepass"), "strict", _BYTE_MAP)[0]
-    return mapped.split(charmap_decode(sep.encode("utf-8"), "strict", _BYTE_MAP)[0])
+    return spell_text(joined).split(spell_text(sep))
 
 
 def cut(text: str, lengths: Iterable[int]) -> list[str]:
@@ -211,7 +193,7 @@ def byte_encode_words(words: list[str]) -> list[str]:
         return []
     sep = separator("".join(words))
     if sep is None:
-        return [charmap_decode(w.encode("utf-8", "surrogatepass"), "strict", _BYTE_MAP)[0] for w in words]
+        return list(map(spell_text, words))
     return split_joined(sep.join(words), sep, True)
 
 

@@ -175,7 +175,7 @@ def stl_split_fast(text: str, pattern: regex.Pattern, lengths: list[int]) -> lis
     group (gaps and matches alternate, a zero-length match giving an empty piece) when the pattern has no
     groups of its own, else with ``finditer``.
     """
-    if _joinable(pattern) and (sep := next((c for c in _SEPARATORS if c not in text), None)) is not None:
+    if _joinable(pattern) and (sep := separator(text)) is not None:
         if len(text) >= _JOINED_MIN:
             return _joined_split(text, pattern, lengths, sep)
         # a short text: the same search, with strings for arrays, while no match holds a separator
@@ -218,8 +218,13 @@ def _joinable(pattern: regex.Pattern) -> bool:
 # Below this many code points the pieces are cut one by one: the joined search's fixed cost (some NumPy
 # calls, about 50 µs) is then larger than what it saves (about 1 µs a piece and 0.3 µs a match).
 _JOINED_MIN = 1024
-# NUL, then the 32 noncharacters U+FDD0..U+FDEF (the collapsed text has no code point past U+00FF)
+# NUL, then the 32 noncharacters U+FDD0..U+FDEF: a text that holds all of them is cut the slow way
 _SEPARATORS = "\0" + "".join(map(chr, range(0xFDD0, 0xFDF0)))
+
+
+def separator(text: str) -> str | None:
+    """A code point that ``text`` does not contain, to join its pieces with; ``None`` if it has them all."""
+    return next((c for c in _SEPARATORS if c not in text), None)
 
 
 def _joined_split(text: str, pattern: regex.Pattern, lengths: list[int], sep: str) -> list[int]:
