@@ -251,7 +251,7 @@ class BPEModel:
         """The merged symbols of one word (before the token lookup); ``trace`` as for :func:`merge_word`."""
         if self.ignore_merges and word in self.token_to_id:
             return [word]
-        if self.newline_runs_whole and word and not word.strip("\n") and word in self.token_to_id:
+        if self._newline_run_token(word):
             return [word]
         if trace is None and len(word) <= SHORT_WORD:
             return merge_pairs(word, self.ranks)
@@ -358,15 +358,19 @@ class BPEModel:
                 cache.popitem(last=False)
         return ids
 
+    def _newline_run_token(self, word: str) -> bool:
+        """Whether :meth:`symbols` takes ``word`` whole as a run of newlines (Gemma 4)."""
+        return self.newline_runs_whole and bool(word) and not word.strip("\n") and word in self.token_to_id
+
     def _spelled_ids(self, word: str) -> list[int]:
         """Token ids of one spelled word, merged (no cache)."""
         if len(word) > CUT_LONGER_THAN and self.cut_marker is not None and self.cut_marker in word[1:]:
             if self._cuts is False:
                 self._cuts = safe_cuts(self.ranks, self.cut_marker)
             parts = self._cuts.split(word) if self._cuts is not None else [word]
-            # each part through the cache (a line's words repeat), unless one is a run of newlines that
-            # symbols() would take whole: inside the word, BPE merges it
-            if len(parts) > 1 and not (self.newline_runs_whole and not all(map(str.strip, parts, repeat("\n")))):
+            # each part through the cache (a line's words repeat), unless symbols() would take one whole: inside
+            # the word, BPE merges it
+            if len(parts) > 1 and not any(map(self._newline_run_token, parts)):
                 ids = []
                 for part in parts:
                     ids += self.word_ids(part)

@@ -244,18 +244,19 @@ def _joined_split(text: str, pattern: regex.Pattern, lengths: list[int], sep: st
     ends = np.cumsum(sizes)  # in the text
     starts = ends - sizes
     shift = np.arange(n_pieces, dtype=np.int64)  # separators before each piece in the joined text
+    joined_starts, joined_ends = starts + shift, ends + shift  # piece k's characters in the joined text
     cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     joined = np.insert(cps, ends[:-1], ord(sep)).tobytes().decode("utf-32-le", "surrogatepass")
     splitter = _joined_splitter(pattern.pattern, pattern.flags, sep)
     parts = np.fromiter(map(len, splitter.split(joined)), dtype=np.int64)  # gap, match, gap, ..., gap
     bounds = np.cumsum(parts)
     m_start, m_end = bounds[:-1:2], bounds[1::2]  # matches in the joined text, never empty
-    sep_at = ends[:-1] + shift[:-1]  # where the separators are in the joined text
+    sep_at = joined_ends[:-1]  # where the separators are in the joined text
     holds_sep = np.searchsorted(sep_at, m_end) > np.searchsorted(sep_at, m_start)
     # pieces the matches holding a separator reach into: first piece ending after the start, last starting
-    # before the end (piece k's characters are at starts[k] + k ... ends[k] + k in the joined text)
-    first = np.searchsorted(ends + shift, m_start[holds_sep], side="right")
-    last = np.searchsorted(starts + shift, m_end[holds_sep], side="left") - 1
+    # before the end
+    first = np.searchsorted(joined_ends, m_start[holds_sep], side="right")
+    last = np.searchsorted(joined_starts, m_end[holds_sep], side="left") - 1
     redo = np.zeros(n_pieces + 1, dtype=np.int64)
     np.add.at(redo, first, 1)
     np.add.at(redo, last + 1, -1)
@@ -263,7 +264,7 @@ def _joined_split(text: str, pattern: regex.Pattern, lengths: list[int], sep: st
     # the other matches, back in the text's coordinates, unless they lie in a piece searched again
     keep = ~holds_sep
     m_start, m_end = m_start[keep], m_end[keep]
-    piece = np.searchsorted(starts + shift, m_start, side="right") - 1
+    piece = np.searchsorted(joined_starts, m_start, side="right") - 1
     inside = ~redo[piece]
     shifted = shift[piece[inside]]
     cuts = [ends, m_start[inside] - shifted, m_end[inside] - shifted]
