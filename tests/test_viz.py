@@ -7,6 +7,7 @@ from conftest import REPO
 from viz_checks import assert_sanitizer_safe
 
 from gguftok import Tokenizer
+from gguftok.pretokenize.unicode import WHITESPACE_SET
 from gguftok.viz import chips, escape_visible, token_chips
 from gguftok.viz.render import group_characters
 from gguftok.viz.vocab import metadata_table, vocab_page
@@ -27,6 +28,15 @@ def test_token_text_is_escaped(gpt2):
 
 def test_whitespace_is_visible(gpt2):
     assert escape_visible(" \t\n\r\x00\u00a0\u3000") == "␣→↵␍␀⍽□"
+    assert escape_visible("a\u2003b\u2028c\u200bd\x1c") == "a‹U+2003›b‹U+2028›c‹U+200B›d\\x1c"
+    for cp in WHITESPACE_SET:  # nothing in llama.cpp's whitespace set is drawn as itself
+        assert escape_visible(chr(cp)) != chr(cp)
+    # zero-width and bidirectional format characters are named, not drawn (an override would reorder the view)
+    for cp in (0x200B, 0x200D, 0x2060, 0xFEFF, 0x00AD, 0x202E, 0x2066, 0x061C, 0xE0041):
+        assert escape_visible(chr(cp)) == f"‹U+{cp:04X}›"
+    assert escape_visible("é漢😀\u0301") == "é漢😀\u0301"  # visible characters, marks included, stay
+    view = token_chips(gpt2, gpt2.encode("a\u202eb\u200dc"))
+    assert "\u202e" not in view.html + view.text and "‹U+202E›" in view.text and "‹U+200D›" in view.html
     assert "␣Hi" in token_chips(gpt2, gpt2.encode(" Hi")).text
 
 

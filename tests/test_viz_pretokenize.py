@@ -28,7 +28,6 @@ from gguftok.viz.pretokenize_view import (
     split_view,
     steps,
     steps_view,
-    visible,
     vocabulary_words,
     whitespace_splits,
     whitespace_table,
@@ -105,10 +104,6 @@ def test_text_is_escaped():
 
 
 def test_whitespace_is_visible():
-    assert visible(" \t\n\r\u00a0\u3000") == "␣→↵␍⍽□"
-    assert visible("a\u2003b\u2028c\u200bd\x1c") == "a‹U+2003›b‹U+2028›c‹U+200B›d\\x1c"
-    for cp in WHITESPACE_SET:  # nothing in llama.cpp's whitespace set is drawn as itself
-        assert visible(chr(cp)) != chr(cp)
     view = split_view("qwen2", "a  b\n\n")
     assert view.text.splitlines()[1] == "[a] [␣] [␣b] [↵↵]"
     assert " " not in view.text.splitlines()[1].replace("] [", "][")

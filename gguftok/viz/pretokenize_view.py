@@ -41,27 +41,10 @@ SAMPLE_TEXTS: dict[str, str] = {
 # How the collapsed text (what std::regex sees on the \p{..} path) is drawn: one glyph per code point.
 _MARKER_GLYPHS = {"\xd0": "Ⓞ", "\xd1": "Ⓝ", "\xd2": "Ⓛ", "\xd3": "Ⓟ", "\xd4": "Ⓜ", "\xd5": "Ⓢ"}
 MARKER_LEGEND = "Ⓛ letter · Ⓝ number · Ⓟ punctuation · Ⓜ mark · Ⓢ symbol · Ⓞ other · ␋ any non-ASCII space"
-_INVISIBLE_CATEGORIES = {"Zs", "Zl", "Zp", "Cf"}
 
 HAND_WRITTEN = "hand-written splitter"
 COLLAPSED = "std::regex on the collapsed text"
 WIDE = "std::wregex on the code points"
-
-
-def visible(text: str) -> str:
-    """:func:`~gguftok.viz.render.escape_visible`, plus every other space or invisible format character as
-    ``‹U+XXXX›`` (an em space or a zero-width space would otherwise vanish).
-
-    >>> visible("a\\u2003b\\u200bc d\\u3000")
-    'a‹U+2003›b‹U+200B›c␣d□'
-    """
-    out = []
-    for ch in text:
-        shown = escape_visible(ch)
-        if shown == ch and (ord(ch) in WHITESPACE_SET or unicodedata.category(ch) in _INVISIBLE_CATEGORIES):
-            shown = f"‹U+{ord(ch):04X}›"
-        out.append(shown)
-    return "".join(out)
 
 
 @cache
@@ -111,8 +94,8 @@ def _piece_chips(pre: str, text: str) -> tuple[str, str, int]:
     for k, w in enumerate(ws):
         piece = readable(w, pt.byte_encode)
         tip = f"piece {k + 1} of {len(ws)} · {len(piece)} code point(s) · vocabulary form {w!r}"
-        html_parts.append(_chip(visible(piece), tip, k))
-        text_parts.append(f"[{visible(piece)}]")
+        html_parts.append(_chip(escape_visible(piece), tip, k))
+        text_parts.append(f"[{escape_visible(piece)}]")
     return "".join(html_parts), " ".join(text_parts), len(ws)
 
 
@@ -129,7 +112,7 @@ def compare_splits(pres: Sequence[str], text: str) -> Rendered:
     """The same text under several pre strings, one after the other, then the piece counts side by side."""
     views = [split_view(p, text) for p in pres]
     counts = ", ".join(f"{p} {len(pieces(p, text))}" for p in pres)
-    head = f"text: {visible(text)}"
+    head = f"text: {escape_visible(text)}"
     return Rendered(f"<div>{_title_html(head)}{''.join(v.html for v in views)}{_title_html('pieces: ' + counts)}"
                     "</div>", "\n".join([head, *(v.text for v in views), "pieces: " + counts]))
 
@@ -147,8 +130,8 @@ def vocabulary_words(paths: Sequence, text: str) -> Rendered:
         got = tok.words(text)
         head = f"{Path(path).name}: tokenizer.ggml.pre = {tok.vocab.pre_config.pre!r}, {len(got)} words"
         shown = [w if isinstance(w, str) else f"<special {w}>" for w in got]
-        lines += [head, "  " + " ".join(f"[{visible(w)}]" for w in shown)]
-        chips_html = "".join(_chip(visible(w), f"word {k + 1}", k) for k, w in enumerate(shown))
+        lines += [head, "  " + " ".join(f"[{escape_visible(w)}]" for w in shown)]
+        chips_html = "".join(_chip(escape_visible(w), f"word {k + 1}", k) for k, w in enumerate(shown))
         blocks.append(f"<div>{_title_html(head)}<div>{chips_html}</div></div>")
     return Rendered("<div>" + "".join(blocks) + "</div>", "\n".join(lines))
 
@@ -181,7 +164,7 @@ def steps(pre: str) -> list[Step]:
 
 
 def _short_regex(rx: str, width: int = 90) -> str:
-    s = visible(rx)
+    s = escape_visible(rx)
     return s if len(s) <= width else s[: width - 1] + "…"
 
 
@@ -230,13 +213,13 @@ def engine_view(pre: str, text: str) -> Rendered:
     """
     cps = [ord(c) for c in text]
     config = pre_tokenizer_config(pre)
-    lines = [f"{pre} on {visible(text)}", f"  legend: {MARKER_LEGEND}"]
+    lines = [f"{pre} on {escape_visible(text)}", f"  legend: {MARKER_LEGEND}"]
     parts = [_title_html(lines[0]), _title_html(lines[1])]
     for k, s in enumerate(steps(pre), 1):
         if s.path == COLLAPSED:
-            seen = "".join(_MARKER_GLYPHS.get(c, visible(c)) for c in collapsed_text(cps))
+            seen = "".join(_MARKER_GLYPHS.get(c, escape_visible(c)) for c in collapsed_text(cps))
         elif s.path == WIDE:
-            seen = visible(wide_text(cps))
+            seen = escape_visible(wide_text(cps))
         else:
             seen = None
         # the pieces after the first k steps: the same pre-type with its regex list cut short
@@ -246,9 +229,9 @@ def engine_view(pre: str, text: str) -> Rendered:
         step_lines = [f"  step {k}: {how}: {_short_regex(s.regex, 60)}"]
         if seen is not None:
             step_lines.append(f"    the engine sees: {seen}")
-        step_lines.append("    pieces: " + " ".join(f"[{visible(p)}]" for p in cut if p))
+        step_lines.append("    pieces: " + " ".join(f"[{escape_visible(p)}]" for p in cut if p))
         lines += step_lines
-        chips_html = "".join(_chip(visible(p), f"piece {i + 1}", i) for i, p in enumerate(q for q in cut if q))
+        chips_html = "".join(_chip(escape_visible(p), f"piece {i + 1}", i) for i, p in enumerate(q for q in cut if q))
         seen_html = (f"<div>the engine sees: <span style='font-family:monospace;white-space:pre;border:1px solid "
                      f"{PALETTE[7][0]};background:{PALETTE[7][1]};color:{TEXT};padding:0 3px'>"
                      f"{html.escape(seen)}</span></div>") if seen is not None else ""
@@ -306,10 +289,10 @@ def _engine_sees(cp: int) -> str:
     """What llama.cpp's std::regex is given for one code point (its collapsed form), in words."""
     seen = collapsed_text([cp])
     if cp < 0x80:
-        return f"itself, {visible(seen)}" + ("" if seen in _STD_SPACE else ", which \\s does not match")
+        return f"itself, {escape_visible(seen)}" + ("" if seen in _STD_SPACE else ", which \\s does not match")
     if seen == "\x0b":
         return "\\v (␋), which \\s matches"
-    return f"the marker {_MARKER_GLYPHS.get(seen, visible(seen))}"
+    return f"the marker {_MARKER_GLYPHS.get(seen, escape_visible(seen))}"
 
 
 _STD_SPACE = frozenset(" \t\n\v\f\r")  # std::regex's \s in the classic locale (C isspace)
@@ -322,7 +305,7 @@ def whitespace_splits(pres: Sequence[str], texts: Sequence[str]) -> Rendered:
     """Each text under each pre string, next to Python's ``str.split()`` (which splits on ``str.isspace``)."""
     lines, blocks = [], []
     for text in texts:
-        head = f"{visible(text)}   (str.split() gives {len(text.split())} part(s))"
+        head = f"{escape_visible(text)}   (str.split() gives {len(text.split())} part(s))"
         lines.append(head)
         inner = [_title_html(head)]
         for pre in pres:

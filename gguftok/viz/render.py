@@ -7,8 +7,11 @@ readable in JupyterLab's dark theme too.
 from __future__ import annotations
 
 import html
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from ..pretokenize.unicode import WHITESPACE_SET
 
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies; light tints for backgrounds.
 PALETTE = [("#E69F00", "#FCEBCB"), ("#56B4E9", "#DCEFFB"), ("#009E73", "#CCEFE3"), ("#F0E442", "#FBF8CF"),
@@ -16,6 +19,7 @@ PALETTE = [("#E69F00", "#FCEBCB"), ("#56B4E9", "#DCEFFB"), ("#009E73", "#CCEFE3"
 TEXT = "#1A1A1A"
 _GLYPHS = {" ": "␣", "\t": "→", "\n": "↵", "\r": "␍", "\v": "␋", "\f": "␌", "\x00": "␀", "\u00a0": "⍽",
            "\u3000": "□"}
+_INVISIBLE_CATEGORIES = {"Zs", "Zl", "Zp", "Cf"}  # spaces, line and paragraph separators, format characters
 
 
 @dataclass(frozen=True)
@@ -36,19 +40,24 @@ class Rendered:
 
 
 def escape_visible(text: str) -> str:
-    """Whitespace and control characters as visible glyphs (``␣ → ↵``); other characters unchanged.
+    """Whitespace and control characters as visible glyphs (``␣ → ↵``), and every other character that would
+    not show (a non-ASCII space, a zero-width or bidirectional format character, a line separator) as
+    ``‹U+XXXX›``; other characters unchanged. A bidirectional override in a token cannot reorder the view.
 
-    >>> escape_visible("a b\\tc\\n")
-    'a␣b→c↵'
+    >>> escape_visible("a b\\tc\\n"), escape_visible("x\\u2003y\\u200dz\\u202e")
+    ('a␣b→c↵', 'x‹U+2003›y‹U+200D›z‹U+202E›')
     """
     out = []
     for ch in text:
+        cp = ord(ch)
         if ch in _GLYPHS:
             out.append(_GLYPHS[ch])
-        elif ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0:
-            out.append(f"\\x{ord(ch):02x}")
-        elif 0xD800 <= ord(ch) < 0xE000:
-            out.append(f"\\u{ord(ch):04x}")
+        elif cp < 0x20 or 0x7F <= cp < 0xA0:
+            out.append(f"\\x{cp:02x}")
+        elif 0xD800 <= cp < 0xE000:
+            out.append(f"\\u{cp:04x}")
+        elif cp > 0x7F and (cp in WHITESPACE_SET or unicodedata.category(ch) in _INVISIBLE_CATEGORIES):
+            out.append(f"‹U+{cp:04X}›")
         else:
             out.append(ch)
     return "".join(out)
@@ -112,7 +121,7 @@ def token_chips(tok, ids: Sequence[int], special: bool = True, title: str = "") 
         else:
             inner = "".join(_chip(pieces[i].hex(" "), f"id {ids[i]} · one byte of {text!r}", n) for i in members)
             html_parts.append(f'<span style="display:inline-block;border:1px dashed #777777;padding:1px;'
-                              f'margin:1px" title="{html.escape(text)}">{inner}'
+                              f'margin:1px" title="{html.escape(escape_visible(text), quote=True)}">{inner}'
                               f'<span style="margin-left:2px">= {html.escape(escape_visible(text))}</span></span>')
             text_parts.append("(" + " ".join(str(ids[i]) for i in members) + f"):{escape_visible(text)}")
     head = f'<div style="margin-bottom:2px">{html.escape(title)}</div>' if title else ""

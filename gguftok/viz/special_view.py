@@ -115,7 +115,7 @@ def special_chips(tok, ids: Sequence[int], title: str = "") -> Rendered:
                 inner = "".join(_chip(pieces[i].hex(" "), f"id {run[i]} · one byte of {text!r}", colour)
                                 for i in members)
                 html_parts.append(f'<span style="display:inline-block;border:1px dashed #777777;padding:1px;'
-                                  f'margin:1px" title="{html.escape(text, quote=True)}">{inner}'
+                                  f'margin:1px" title="{html.escape(escape_visible(text), quote=True)}">{inner}'
                                   f'<span style="margin-left:2px">= {html.escape(escape_visible(text))}</span></span>')
                 text_parts.append("(" + " ".join(str(run[i]) for i in members) + f"):{escape_visible(text)}")
             colour += 1
