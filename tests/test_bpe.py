@@ -11,7 +11,16 @@ from hypothesis import strategies as st
 
 from gguftok import EncodeError, Tokenizer
 from gguftok.conformance.generate import Generators
-from gguftok.models.bpe import CUT_LONGER_THAN, SHORT_WORD, BPEModel, merge_pairs, merge_ranks, merge_word, safe_cuts
+from gguftok.models.bpe import (
+    CUT_LONGER_THAN,
+    SHORT_WORD,
+    TRACE_LIMIT,
+    BPEModel,
+    merge_pairs,
+    merge_ranks,
+    merge_word,
+    safe_cuts,
+)
 
 
 @pytest.fixture(scope="module", params=["qwen2", "llama-bpe", "gpt-2"])
@@ -45,6 +54,19 @@ def test_both_refuse_a_space_in_a_word():
         with pytest.raises(EncodeError, match="space inside a word"):
             merge("a b", ranks)
         assert merge(" ", ranks) == [" "]  # a lone symbol never reaches the lookup
+
+
+def test_a_trace_refuses_a_word_too_long_to_record(vocab_path):
+    gpt2_tok = Tokenizer.from_gguf(vocab_path("gpt-2"))
+    word = "ab" * TRACE_LIMIT
+    ranks = gpt2_tok.model.ranks
+    with pytest.raises(EncodeError, match=f"{2 * TRACE_LIMIT} characters, more than {TRACE_LIMIT}"):
+        merge_word(word, ranks, [])
+    with pytest.raises(EncodeError, match="encode it without a trace"):
+        gpt2_tok.trace(word)
+    assert merge_word(word, ranks) == merge_pairs(word, ranks)  # without a trace it merges as ever
+    steps = []
+    assert merge_word(word[:TRACE_LIMIT], ranks, steps) == merge_pairs(word[:TRACE_LIMIT], ranks) and steps
 
 
 @pytest.mark.parametrize("size", [4, 30, 1000])  # evicting often, sometimes, never

@@ -73,6 +73,10 @@ class MergeStep:
     queue: list[tuple[int, str]] = field(default_factory=list)  # (rank, pair text) still waiting, in pop order
 
 
+# The longest word merge_word traces: about 2,000 steps, each keeping the symbols and the sorted queue.
+TRACE_LIMIT = 1024
+
+
 def merge_word(word: str, ranks: dict[str, int], trace: list[MergeStep] | None = None) -> list[str]:
     """The symbols of ``word`` after every possible merge, lowest rank first (ties: leftmost).
 
@@ -92,6 +96,10 @@ def merge_word(word: str, ranks: dict[str, int], trace: list[MergeStep] | None =
     if " " in word:
         raise EncodeError("a space inside a word reaches the merge lookup, which llama.cpp asserts against "
                           f"(it aborts): {word!r}")
+    if trace is not None and n > TRACE_LIMIT:
+        raise EncodeError(f"a trace keeps the symbols and the queue after every step, which grows with the "
+                          f"square of the word's length: this word has {n} characters, more than {TRACE_LIMIT}; "
+                          "encode it without a trace")
     nxt = list(range(1, n + 1))
     nxt[-1] = -1
     prv = list(range(-1, n - 1))
