@@ -28,6 +28,16 @@ class TextStream:
         """The text that ``token_id`` completes (often ``""`` in the middle of a character)."""
         return self._decoder.decode(self._piece(token_id))
 
+    @property
+    def pending(self) -> bytes:
+        """The bytes held back: the start of a character that the next pieces may complete.
+
+        >>> s = TextStream(lambda i: [b"\\xf0\\x9f", b"\\x98\\x80"][i])
+        >>> s.push(0), s.pending, s.push(1), s.pending
+        ('', b'\\xf0\\x9f', '😀', b'')
+        """
+        return self._decoder.getstate()[0]
+
     def flush(self) -> str:
         """Whatever is still held at the end (an incomplete character becomes U+FFFD)."""
         return self._decoder.decode(b"", final=True)

@@ -71,6 +71,14 @@ def test_streaming_holds_incomplete_characters(gpt2):
     parts = list(gpt2.decode_stream(ids))
     assert "".join(parts) == gpt2.decode(ids) == " 😀 naïve 東京!"
     assert "" in parts  # the emoji's first bytes produced nothing yet
+    stream, emitted, pieces, held = gpt2.stream(), "", b"", []
+    for i in ids:  # the bytes held are exactly those not yet given out as text: a character's start
+        emitted += stream.push(i)
+        pieces += gpt2.token_to_piece(i)
+        assert emitted.encode() + stream.pending == pieces and len(stream.pending) < 4
+        held.append(stream.pending)
+    assert held[:2] == [b"\xf0\x9f\x98", b""] and b"\xe6\x9d" in held  # starts of 😀 and 東 waited
+    assert stream.pending == b"" and stream.flush() == ""
 
 
 @settings(max_examples=60, deadline=None)

@@ -37,18 +37,13 @@ class StreamStep:
     held: bytes
 
 
-def _held(stream: TextStream) -> bytes:
-    # TextStream has no public view of its buffer; its incremental decoder's state holds the waiting bytes.
-    return stream._decoder.getstate()[0]
-
-
 def stream_steps(pieces: Sequence[bytes]) -> list[StreamStep]:
     """Each piece pushed through one :class:`TextStream`, next to ``piece.decode(errors="replace")``."""
     stream = TextStream(lambda i: pieces[i])
     out = []
     for i, p in enumerate(pieces):
         emitted = stream.push(i)
-        out.append(StreamStep(i, p, p.decode("utf-8", "replace"), emitted, _held(stream)))
+        out.append(StreamStep(i, p, p.decode("utf-8", "replace"), emitted, stream.pending))
     return out
 
 
