@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from gguftok import EncodeError, Tokenizer
 from gguftok.conformance.generate import Generators
+from gguftok.metadata import read_metadata
 from gguftok.models.bpe import (
     CUT_LONGER_THAN,
     SHORT_WORD,
@@ -19,6 +20,7 @@ from gguftok.models.bpe import (
     merge_pairs,
     merge_ranks,
     merge_word,
+    rank_table,
     safe_cuts,
 )
 
@@ -54,6 +56,22 @@ def test_both_refuse_a_space_in_a_word():
         with pytest.raises(EncodeError, match="space inside a word"):
             merge("a b", ranks)
         assert merge(" ", ranks) == [" "]  # a lone symbol never reaches the lookup
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text("ab ", max_size=5), max_size=12))
+def test_the_rank_table_agrees_with_merge_ranks_on_every_lookup(merges):
+    # lines with no space, a space first, two spaces, repeats: every pair of symbols (no space) finds the same
+    table, ranks = rank_table(merges), merge_ranks(merges)
+    symbols = ["a", "b", "ab", "ba", "aa", "bb", "aab", "abb"]
+    for left in symbols:
+        for right in symbols:
+            assert table.get(f"{left} {right}") == ranks.get(f"{left} {right}")
+
+
+def test_the_rank_table_is_merge_ranks_on_every_real_vocabulary(each_vocab):
+    merges = read_metadata(each_vocab).get("tokenizer.ggml.merges") or []
+    assert rank_table(merges) == merge_ranks(merges)
 
 
 def test_a_trace_refuses_a_word_too_long_to_record(vocab_path):

@@ -61,6 +61,23 @@ def merge_ranks(merges: Sequence[str]) -> dict[str, int]:
     return ranks
 
 
+def rank_table(merges: Sequence[str]) -> dict[str, int]:
+    """The table :class:`BPEModel` looks pairs up in: :func:`merge_ranks` on every key a lookup can form, built
+    without looking at each merge for its space.
+
+    A lookup is ``left + " " + right`` for two symbols, and a symbol never holds a space, so every key it forms
+    has one space, not first. A merge line without a space after its first character is kept here under its
+    own text, which no lookup forms, where :func:`merge_ranks` files it under the empty pair (llama.cpp's
+    ``("", "")``), which no lookup forms either. Checking every line cost about a fifth of loading Llama 3
+    (25 ms for its 280,147 merges). When a line repeats, :func:`merge_ranks` builds the table (first rank wins).
+
+    >>> rank_table(["a b", "ab", "c d"]), merge_ranks(["a b", "ab", "c d"])
+    ({'a b': 0, 'ab': 1, 'c d': 2}, {'a b': 0, ' ': 1, 'c d': 2})
+    """
+    ranks = dict(zip(merges, range(len(merges)), strict=True))
+    return ranks if len(ranks) == len(merges) else merge_ranks(merges)
+
+
 @dataclass
 class MergeStep:
     """One pop of the queue, for teaching: the pair popped, what happened, and the state after it."""
@@ -239,7 +256,7 @@ class BPEModel:
                  ignore_merges: bool = False, newline_runs_whole: bool = False, cut_marker: str | None = None,
                  cache_size: int = DEFAULT_CACHE_SIZE) -> None:
         self.token_to_id = token_to_id
-        self.ranks = merge_ranks(merges)
+        self.ranks = rank_table(merges)
         self.ignore_merges = ignore_merges
         self.newline_runs_whole = newline_runs_whole  # Gemma 4: a run of "\n" that is a token stays whole
         # cut long words before this character where safe_cuts allows (with ignore_merges a word's own
