@@ -111,19 +111,28 @@ def group_characters(pieces: Sequence[bytes]) -> list[tuple[list[int], str]]:
 def token_chips(tok, ids: Sequence[int], special: bool = True, title: str = "") -> Rendered:
     """The tokens of ``ids`` as chips: visible whitespace, escaped text, id and bytes in the tooltip; tokens
     that only together make a character are framed as one group."""
-    pieces = [tok.token_to_piece(i, special=special) for i in ids]
-    html_parts, text_parts = [], []
-    for n, (members, text) in enumerate(group_characters(pieces)):
-        if len(members) == 1:
-            i = members[0]
-            html_parts.append(_chip(escape_visible(text), f"id {ids[i]} · bytes {pieces[i].hex(' ') or '(none)'}", n))
-            text_parts.append(f"{ids[i]}:{escape_visible(text)}")
-        else:
-            inner = "".join(_chip(pieces[i].hex(" "), f"id {ids[i]} · one byte of {text!r}", n) for i in members)
-            html_parts.append(f'<span style="display:inline-block;border:1px dashed #777777;padding:1px;'
-                              f'margin:1px" title="{html.escape(escape_visible(text), quote=True)}">{inner}'
-                              f'<span style="margin-left:2px">= {html.escape(escape_visible(text))}</span></span>')
-            text_parts.append("(" + " ".join(str(ids[i]) for i in members) + f"):{escape_visible(text)}")
+    html_parts, text_parts, _ = character_chips(ids, [tok.token_to_piece(i, special=special) for i in ids])
     head = f'<div style="margin-bottom:2px">{html.escape(title)}</div>' if title else ""
     return Rendered(f"<div>{head}{''.join(html_parts)}</div>",
                     (title + "\n" if title else "") + " ".join(text_parts))
+
+
+def character_chips(ids: Sequence[int], pieces: Sequence[bytes], colour: int = 0) -> tuple[list[str], list[str], int]:
+    """The chips of :func:`token_chips` for ``ids`` with these ``pieces``, as (html parts, text parts, the next
+    colour): one chip per token, coloured in turn from ``colour``, and the tokens that only together make a
+    character framed as one group of one colour."""
+    html_parts, text_parts = [], []
+    for members, text in group_characters(pieces):
+        shown = escape_visible(text)
+        if len(members) == 1:
+            i = members[0]
+            html_parts.append(_chip(shown, f"id {ids[i]} · bytes {pieces[i].hex(' ') or '(none)'}", colour))
+            text_parts.append(f"{ids[i]}:{shown}")
+        else:
+            inner = "".join(_chip(pieces[i].hex(" "), f"id {ids[i]} · one byte of {text!r}", colour) for i in members)
+            html_parts.append(f'<span style="display:inline-block;border:1px dashed #777777;padding:1px;'
+                              f'margin:1px" title="{html.escape(shown, quote=True)}">{inner}'
+                              f'<span style="margin-left:2px">= {html.escape(shown)}</span></span>')
+            text_parts.append("(" + " ".join(str(ids[i]) for i in members) + f"):{shown}")
+        colour += 1
+    return html_parts, text_parts, colour

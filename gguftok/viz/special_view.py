@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..special import partition
 from ..vocab import ATTR_NAMES, CONTROL, LSTRIP, NORMAL, RSTRIP, UNKNOWN, USER_DEFINED
-from .render import PALETTE, TEXT, Rendered, _chip, escape_visible, group_characters
+from .render import PALETTE, TEXT, Rendered, character_chips, escape_visible
 from .vocab import _TYPE_COLOUR, TYPE_NAMES
 
 SPECIAL_BITS = CONTROL | USER_DEFINED | UNKNOWN
@@ -104,21 +104,9 @@ def special_chips(tok, ids: Sequence[int], title: str = "") -> Rendered:
         while k < len(ids) and not _is_special(tok, ids[k]):
             run.append(ids[k])
             k += 1
-        pieces = [tok.token_to_piece(i, special=True) for i in run]
-        for members, text in group_characters(pieces):
-            if len(members) == 1:
-                i = members[0]
-                html_parts.append(_chip(escape_visible(text), f"id {run[i]} · bytes {pieces[i].hex(' ') or '(none)'}",
-                                        colour))
-                text_parts.append(f"{run[i]}:{escape_visible(text)}")
-            else:
-                inner = "".join(_chip(pieces[i].hex(" "), f"id {run[i]} · one byte of {text!r}", colour)
-                                for i in members)
-                html_parts.append(f'<span style="display:inline-block;border:1px dashed #777777;padding:1px;'
-                                  f'margin:1px" title="{html.escape(escape_visible(text), quote=True)}">{inner}'
-                                  f'<span style="margin-left:2px">= {html.escape(escape_visible(text))}</span></span>')
-                text_parts.append("(" + " ".join(str(run[i]) for i in members) + f"):{escape_visible(text)}")
-            colour += 1
+        h, t, colour = character_chips(run, [tok.token_to_piece(i, special=True) for i in run], colour)
+        html_parts += h
+        text_parts += t
     head = f'<div style="margin-bottom:2px">{html.escape(title)}</div>' if title else ""
     return Rendered(f"<div>{head}{''.join(html_parts)}</div>", (title + "\n" if title else "") + " ".join(text_parts))
 
