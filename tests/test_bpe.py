@@ -17,6 +17,8 @@ from gguftok.models.bpe import (
     SHORT_WORD,
     TRACE_LIMIT,
     BPEModel,
+    junction_cuts,
+    junctions,
     merge_pairs,
     merge_ranks,
     merge_word,
@@ -102,26 +104,47 @@ def test_encode_words_equals_word_ids_one_by_one(tok, size):
 
 
 def test_gemma4_lines_cut_at_safe_places_give_the_ids_of_the_whole_line(vocab_path):
-    # Gemma 4's words are whole lines; BPEModel cuts them before "▁" where no merge can join the two sides
-    # (safe_cuts). The same lines merged whole (no cuts) must give the same ids.
+    # Gemma 4's words are whole lines; BPEModel cuts them where no merge can join the two sides (junctions:
+    # before "▁" first, then inside long parts). The same lines merged whole (no cuts) must give the same ids.
     cut = Tokenizer.from_gguf(vocab_path("gemma-4"))
     whole = Tokenizer.from_gguf(vocab_path("gemma-4"))
     whole.model.cut_marker = None
     rng = random.Random(11)
     text = Generators([], []).long_text(rng, 40_000) + "".join(
-        f"{'    ' * (i % 4)}if (x{i} >  y) {{ return a->b[{i}];  }} // naïve ▁ café\n" for i in range(60))
-    lines = [w for w in cut.words(text) if len(w) > CUT_LONGER_THAN and "▁" in w[1:]]
-    assert len(lines) > 100
+        f"{'    ' * (i % 4)}if (x{i} >  y) {{ return a->b[{i}];  }} // naïve ▁ café\n"
+        f"{'  ' * (i % 3)}ggml_backend_dev_by_type{i}(GGML_BACKEND_DEVICE_TYPE_CPU)->tensorDataUTF8_{i};\n"
+        for i in range(60))
+    lines = [w for w in cut.words(text) if len(w) > CUT_LONGER_THAN]
+    assert len(lines) > 150
     for line in lines:
         assert cut.model.word_ids(line) == whole.model.word_ids(line), line
-    assert cut.model._cuts is not None and len(cut.model._cuts.split(lines[0])) > 1
+    # both kinds of cut happened: before "▁" (in C), and inside a long part at a place no merge joins
+    spaced = next(w for w in lines if w.startswith("if▁(x"))
+    code = next(w for w in lines if w.startswith("ggml_backend_dev_by_type"))
+    assert len(cut.model._cuts.split(spaced)) > 5 and len(cut.model._cut(code)) > 3
     assert cut.encode(text) == whole.encode(text)
 
 
 def test_safe_cuts_keep_every_place_a_merge_spans():
-    ranks = merge_ranks(["a ▁", "▁ b", "x ▁b"])  # "a▁" and "x▁b" hold "▁" after a and after x
-    assert safe_cuts(ranks, "▁").split("a▁bx▁by▁b▁b") == ["a▁bx▁by", "▁b", "▁b"]
-    assert safe_cuts(merge_ranks(["a b c"]), "▁") is None  # a merge with two spaces: no cuts
+    joins = junctions(merge_ranks(["a ▁", "▁ b", "x ▁b"]))  # merges join a to ▁, ▁ to b, x to ▁b
+    assert joins == {"a": {"▁"}, "▁": {"b"}, "x": {"▁"}}
+    assert safe_cuts(joins, "▁").split("a▁bx▁by▁b▁b") == ["a▁bx▁by", "▁b", "▁b"]
+    assert junction_cuts("a▁bx▁by▁b▁b", joins) == ["a▁b", "x▁b", "y", "▁b", "▁b"]
+    # a line with two spaces: both places count as joined (one more than a lookup can reach, so no cut lost)
+    assert junctions(merge_ranks(["a b c"])) == {"a": {"b"}, "b": {"c"}}
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.text("ab▁c", min_size=1, max_size=3), st.text("ab▁c", min_size=1, max_size=3)),
+                max_size=25),
+       st.text("ab▁cd", max_size=40))
+def test_a_word_merges_as_its_junction_cuts_do(merges, word):
+    # random merge lists over a small alphabet (so that many places are joined), random words: BPE of the word is
+    # BPE of its parts, one after the other
+    ranks = merge_ranks([f"{a} {b}" for a, b in merges])
+    parts = junction_cuts(word, junctions(ranks))
+    assert "".join(parts) == word
+    assert [s for p in parts for s in merge_word(p, ranks)] == merge_word(word, ranks)
 
 
 @settings(max_examples=200, deadline=None)
