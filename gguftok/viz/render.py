@@ -112,9 +112,13 @@ def token_chips(tok, ids: Sequence[int], special: bool = True, title: str = "") 
     """The tokens of ``ids`` as chips: visible whitespace, escaped text, id and bytes in the tooltip; tokens
     that only together make a character are framed as one group."""
     html_parts, text_parts, _ = character_chips(ids, [tok.token_to_piece(i, special=special) for i in ids])
+    return titled_chips(html_parts, text_parts, title)
+
+
+def titled_chips(html_parts: Sequence[str], text_parts: Sequence[str], title: str = "") -> Rendered:
+    """Chips in one row under an optional title line (the text form: the title, then the parts)."""
     head = f'<div style="margin-bottom:2px">{html.escape(title)}</div>' if title else ""
-    return Rendered(f"<div>{head}{''.join(html_parts)}</div>",
-                    (title + "\n" if title else "") + " ".join(text_parts))
+    return Rendered(f"<div>{head}{''.join(html_parts)}</div>", (title + "\n" if title else "") + " ".join(text_parts))
 
 
 def character_chips(ids: Sequence[int], pieces: Sequence[bytes], colour: int = 0) -> tuple[list[str], list[str], int]:

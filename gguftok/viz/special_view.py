@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..special import partition
 from ..vocab import ATTR_NAMES, CONTROL, LSTRIP, NORMAL, RSTRIP, UNKNOWN, USER_DEFINED
-from .render import PALETTE, TEXT, Rendered, character_chips, escape_visible
+from .render import PALETTE, TEXT, Rendered, character_chips, escape_visible, titled_chips
 from .vocab import _TYPE_COLOUR, TYPE_NAMES
 
 SPECIAL_BITS = CONTROL | USER_DEFINED | UNKNOWN
@@ -107,8 +107,7 @@ def special_chips(tok, ids: Sequence[int], title: str = "") -> Rendered:
         h, t, colour = character_chips(run, [tok.token_to_piece(i, special=True) for i in run], colour)
         html_parts += h
         text_parts += t
-    head = f'<div style="margin-bottom:2px">{html.escape(title)}</div>' if title else ""
-    return Rendered(f"<div>{head}{''.join(html_parts)}</div>", (title + "\n" if title else "") + " ".join(text_parts))
+    return titled_chips(html_parts, text_parts, title)
 
 
 def _ids_line(ids: Sequence[int]) -> str:
