@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import heapq
 import re
-from codecs import charmap_decode
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +25,7 @@ from itertools import pairwise, repeat
 
 import numpy as np
 
-from ..bytemap import BYTE_MAP, CHAR_TO_BYTE, spell_text
+from ..bytemap import CHAR_TO_BYTE, spell_text
 from ..errors import EncodeError
 
 
@@ -371,8 +370,7 @@ class BPEModel:
             if ids is None:  # text_word_ids, inlined
                 if not word:
                     continue
-                spelled = charmap_decode(word.encode("utf-8", "surrogatepass"), "strict", BYTE_MAP)[0] \
-                    if byte_encode else word
+                spelled = spell_text(word) if byte_encode else word
                 tid = whole(spelled) if whole is not None else None
                 ids = [tid] if tid is not None else spelled_ids(spelled)
                 if size:
