@@ -93,3 +93,7 @@ class ChatTemplateError(GguftokError, ValueError):
 
 class DataError(GguftokError, RuntimeError):
     """Fetching or verifying the pinned reference files failed (offline, checksum mismatch, missing file)."""
+
+
+class WorkspaceError(GguftokError, RuntimeError):
+    """The workbook cannot find or import the student's own package (``notebooks/mytok/``), or its solutions."""

@@ -26,6 +26,19 @@ IMPORT = "from gguftok.exercises import check  # noqa: E402"
 
 
 def intro(lesson: int) -> str:
+    modules = sorted({ex.module for ex in lesson_exercises(lesson) if ex.module})
+    if modules:
+        links = " and ".join(f"[`mytok/{m}.py`](mytok/{m}.py)" for m in modules)
+        return (f"{HEADING}\n\n"
+                "Your own tokenizer lives in `mytok/`, a package of yours beside these notebooks, one module per\n"
+                f"stage. This lesson's stage is {links}: open it in JupyterLab (click the link, or double-click\n"
+                "the file in the file browser), write the body of each function named below, save the file, and run\n"
+                "its check. The check reads your file again every time, so there is no need to restart the kernel,\n"
+                "and nothing in this notebook ever writes to it. It calls your function on this lesson's examples and\n"
+                "on many generated inputs (seeded, so the same every time), compares each answer with the reference,\n"
+                "and shows the first input where they differ, with a call you can copy to run that input again,\n"
+                "whole. Until you write a body it says *not attempted*. If you are stuck, the reference solutions\n"
+                "are in `solutions/mytok/` at the top of the repository.")
     return (f"{HEADING}\n\n"
             "Write each function in the code cell under its statement, run that cell, then run the check below it.\n"
             "The check calls your function on this lesson's examples and on many generated inputs (seeded, so the\n"
@@ -40,14 +53,18 @@ def statement_markdown(ex: Exercise) -> str:
 
 
 def check_source(ex: Exercise) -> str:
-    return f'check("{ex.id}", {ex.name})'
+    return f'check("{ex.id}")' if ex.module else f'check("{ex.id}", {ex.name})'
 
 
 def exercise_cells(lesson: int) -> list:
     cells = [new_markdown_cell(intro(lesson)), new_code_cell(IMPORT)]
     for ex in lesson_exercises(lesson):
-        cells += [new_markdown_cell(statement_markdown(ex)), new_code_cell(ex.template),
-                  new_code_cell(check_source(ex))]
+        if ex.module:  # written in the student's package: the statement says where, the cell only checks
+            cells += [new_markdown_cell(f"{statement_markdown(ex)}\n\nWrite it in [`{ex.where}`]({ex.where})."),
+                      new_code_cell(check_source(ex))]
+        else:
+            cells += [new_markdown_cell(statement_markdown(ex)), new_code_cell(ex.template),
+                      new_code_cell(check_source(ex))]
     return cells
 
 

@@ -5,26 +5,23 @@ exercise cells, committed unsolved."""
 from __future__ import annotations
 
 import doctest
-import importlib
+import inspect
 import json
 import re
-import struct
 import sys
 from collections.abc import Callable
-from itertools import pairwise
 
 import pytest
-import regex
 from conftest import REPO, _require_vocab
+from solutions_loader import solved, wrong_variants
 from viz_checks import assert_sanitizer_safe
 
 from gguftok import Tokenizer
-from gguftok.exercises import EXERCISES, check, exercise, lesson_exercises, show, solution
+from gguftok.exercises import EXERCISES, check, exercise, lesson_exercises, show, solution, workspace
 from gguftok.exercises._core import Case, Exercise, Raises, agree
-from gguftok.exercises.lesson07 import EOG_TEXTS
 from gguftok.viz.cache_view import notebook_text
 from gguftok.viz.families_view import toy_spm_vocab
-from gguftok.vocab import CONTROL, NORMAL, UNKNOWN, USER_DEFINED
+from gguftok.vocab import CONTROL, NORMAL, USER_DEFINED
 
 IDS = sorted(EXERCISES)
 for _path in (REPO, REPO / "scripts"):  # solutions/ and scripts/exercise_cells.py
@@ -37,23 +34,22 @@ def _vocab():
     _require_vocab()  # the real-vocabulary cases need data/vocab (skips, or fails under CI, without it)
 
 
-def solved(exercise_id: str) -> Callable:
-    ex = EXERCISES[exercise_id]
-    return getattr(importlib.import_module(f"solutions.lesson{ex.lesson:02d}"), ex.name)
-
-
 def template(exercise_id: str) -> Callable:
+    """The function as a student first sees it: in the committed package notebooks/mytok/, or the notebook's
+    template cell."""
     ex = EXERCISES[exercise_id]
+    if ex.module:
+        return getattr(workspace._import("mytok_template", REPO / "notebooks" / "mytok", ex.module), ex.name)
     namespace: dict = {}
     exec(ex.template, namespace)
     return namespace[ex.name]
 
 
 # ----------------------------------------------------------------------------------------- the registry
-def test_two_or_three_exercises_per_lesson():
+def test_two_to_four_exercises_per_lesson():
     for lesson in range(1, 13):
         exs = lesson_exercises(lesson)
-        assert 2 <= len(exs) <= 3, lesson
+        assert 2 <= len(exs) <= 4, lesson
         assert all(ex.id.startswith(f"{lesson:02d}.") for ex in exs)
 
 
@@ -63,22 +59,29 @@ def test_unknown_id_names_the_lesson_exercises():
 
 
 def test_the_library_points_to_the_solution_and_holds_none():
-    assert solution("05.merge_word") == ("The solution of 05.merge_word is the function merge_word in "
+    assert solution("05.merge_word") == ("The solution of 05.merge_word is merge_word in "
                                          "solutions/lesson05.py at the top of the repository.")
-    library = "\n".join(p.read_text() for p in (REPO / "gguftok" / "exercises").glob("*.py"))
-    assert "solutions" not in re.sub(r"solutions/lesson|solutions are|solution of", "", library.replace("\n", " "))
+    # workspace.py only says where the solutions are (it loads them for the capstone's fallback)
+    library = "\n".join(p.read_text() for p in (REPO / "gguftok" / "exercises").glob("*.py")
+                        if p.name != "workspace.py")
+    assert "solutions" not in re.sub(r"solutions/(lesson|mytok)|solutions are|solution of", "",
+                                     library.replace("\n", " "))
 
 
 @pytest.mark.parametrize("exercise_id", IDS)
 def test_statement_and_template(exercise_id):
     ex = EXERCISES[exercise_id]
     view = show(exercise_id)
-    assert view.text.startswith(f"Exercise {exercise_id}: {ex.title}") and ex.template in view.text
-    assert f'check({exercise_id!r}, {ex.name})' in view.text
+    assert view.text.startswith(f"Exercise {exercise_id}: {ex.title}")
     assert_sanitizer_safe(view.html)
-    assert re.search(rf"^def {ex.name}\(", ex.template, re.M) and ex.template.rstrip().endswith(
-        "raise NotImplementedError")
-    assert ">>> " in ex.template, "a tiny example in the docstring"
+    if ex.module:
+        assert f"Write {ex.name} in mytok/{ex.module}.py." in view.text and f"check({exercise_id!r})" in view.text
+        source = inspect.getsource(template(exercise_id))
+    else:
+        assert ex.template in view.text and f'check({exercise_id!r}, {ex.name})' in view.text
+        source = ex.template
+    assert re.search(rf"^(def|class) {ex.name}\b", source, re.M) and "raise NotImplementedError" in source
+    assert ">>> " in source, "a tiny example in the docstring"
 
 
 # ------------------------------------------------------------------------------------------- solutions
@@ -113,8 +116,10 @@ def test_the_template_is_not_attempted(exercise_id):
     result = check(exercise_id, template(exercise_id))
     name = EXERCISES[exercise_id].name
     assert result.status == "not attempted" and not result.ok
-    assert result.text == (f"○ {exercise_id}: not attempted: {name} still raises NotImplementedError\n"
-                           "  Write the function's body in the cell above, run it, then run this cell again.")
+    todo = (f"  Write it in mytok/{EXERCISES[exercise_id].module}.py, save the file, then run this cell again."
+            if EXERCISES[exercise_id].module else
+            "  Write the function's body in the cell above, run it, then run this cell again.")
+    assert result.text == f"○ {exercise_id}: not attempted: {name} still raises NotImplementedError\n{todo}"
     assert_sanitizer_safe(result.rendered().html)
 
 
@@ -141,115 +146,7 @@ def test_returning_ellipsis_is_not_attempted_and_a_later_not_implemented_is_an_e
 
 
 # ------------------------------------------------------------------------------------------ wrong answers
-def _find_merge(line):
-    pos = line.find(" ")
-    return None if pos < 0 else (line[:pos], line[pos + 1:])
-
-
-def _last_wins(merges):
-    return {m: r for r, m in enumerate(merges) if " " in m[1:]}
-
-
-def _greedy_left(word, ranks):
-    syms = list(word)
-    while True:
-        for k in range(len(syms) - 1):
-            if f"{syms[k]} {syms[k + 1]}" in ranks:
-                syms[k:k + 2] = [syms[k] + syms[k + 1]]
-                break
-        else:
-            return syms
-
-
-def _fifo(words, size):
-    cache, hits = [], 0
-    for w in words:
-        if w in cache:
-            hits += 1
-        elif size != 0:
-            cache.append(w)
-            if size is not None and len(cache) > size:
-                cache.pop(0)
-    return hits, len(words) - hits, cache
-
-
-def _forgets_bos(tok, text, parse_special):
-    ids = []
-    for frag in tok.fragments(text.encode(), parse_special):
-        if isinstance(frag, int):
-            ids.append(frag)
-        else:
-            for word in tok.pre.split(text.encode()[frag[0]:frag[0] + frag[1]].decode()):
-                ids += tok.model.word_ids(word) if word else []
-    return ids
-
-
-def _lowest_score_first(text, scores):
-    syms = list(text)
-    while True:
-        found = [(scores[a + b], k) for k, (a, b) in enumerate(pairwise(syms)) if a + b in scores]
-        if not found:
-            return syms
-        k = min(found)[1]
-        syms[k:k + 2] = [syms[k] + syms[k + 1]]
-
-
-WRONG = {
-    "01.read_string": lambda data, off: (data[off + 8:off + 8 + struct.unpack_from("<Q", data, off)[0]].decode(
-        "utf-8", "surrogateescape"), off + struct.unpack_from("<Q", data, off)[0]),  # forgets the 8 length bytes
-    "01.read_header": lambda data: struct.unpack_from("<IQQ", data, 4),  # never looks at the magic
-    "02.byte_map": lambda: [chr(b) if 0x21 <= b <= 0x7E or 0xA1 <= b <= 0xFF else None for b in range(256)],
-    "02.decode_token": lambda text: bytes(ord(c) - 256 if ord(c) >= 256 else ord(c) for c in text),
-    "02.encode_bytes": lambda data: data.decode("latin-1"),
-    "03.split_merge": _find_merge,
-    "03.merge_ranks": _last_wins,
-    "04.gpt2_split": lambda text: regex.findall(
-        r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+", text),
-    "04.llama3_split": lambda text: regex.findall(
-        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}+"  # digits not cut into threes
-        r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
-        text),
-    "05.lowest_pair": lambda syms, ranks: next((k for k in range(len(syms) - 1)
-                                                if f"{syms[k]} {syms[k + 1]}" in ranks), None),
-    "05.merge_word": _greedy_left,
-    "06.is_cut": lambda attr, parse: bool(attr & USER_DEFINED) or (parse and bool(attr & (CONTROL | UNKNOWN))),
-    "06.partition": lambda text, specials: _in_list_order(text, specials),
-    "07.add_bos": lambda md: (md.get("tokenizer.ggml.add_bos_token") if "tokenizer.ggml.add_bos_token" in md
-                              else md["tokenizer.ggml.model"] in ("llama", "bert")
-                              or md.get("tokenizer.ggml.pre") == "llama-bpe"),  # no gemma4 rule, one preset
-    "07.eog_ids": lambda tokens, eos: sorted(i for i, t in enumerate(tokens) if t in EOG_TEXTS),  # forgets EOS
-    "08.held_back": lambda data: next((len(data) - s for s in range(max(0, len(data) - 3), len(data))
-                                       if data[s] >= 0xC0 and all(0x80 <= c <= 0xBF for c in data[s + 1:])
-                                       and len(data) - s < (2 if data[s] < 0xE0 else 3 if data[s] < 0xF0 else 4)), 0),
-    "08.stream_decode": lambda pieces: [p.decode("utf-8", "replace") for p in pieces] + [""],
-    "09.first_difference": lambda got, exp: next(  # a list that is a prefix of the other: None
-        (k for k, (a, b) in enumerate(zip(got, exp, strict=False)) if a != b), None),
-    "09.parse_ids": lambda text: [int(x) for x in text.strip().strip("[]").split(",") if x.strip()],
-    "10.lru_replay": _fifo,
-    "10.cached": lambda encode, size: encode,  # no cache at all
-    "11.spm_merge": _lowest_score_first,
-    "11.spm_encode": lambda text, texts, scores: [  # lower-case hex in the byte tokens
-        t.lower() if t.startswith("<0x") else t for t in solved("11.spm_encode")(text, texts, scores)],
-    "12.encode": _forgets_bos,
-    "12.chat_prompt": lambda tok, system, user: tok.encode(
-        f"<|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\n{user}<|im_end|>\n<|im_start|>assistant\n",
-        add_special=False, parse_special=True),
-}
-
-
-def _in_list_order(text, specials):
-    """The partition without sorting: MPT's list is shortest first, so its runs of spaces fall apart."""
-    fragments = [text] if text else []
-    for tid, needle in enumerate(specials):
-        out = []
-        for frag in fragments:
-            if isinstance(frag, int):
-                out.append(frag)
-                continue
-            for k, piece in enumerate(frag.split(needle)):
-                out += ([tid] if k else []) + ([piece] if piece else [])
-        fragments = out
-    return fragments
+WRONG = wrong_variants()
 
 
 def test_every_exercise_has_a_wrong_variant():
@@ -292,29 +189,6 @@ def test_a_wrong_variant_fails_at_its_first_difference(exercise_id):
                      min(len(expected), len(got)))
             assert lines[4].startswith(f"  first difference at index {i}: "), result.text
     assert_sanitizer_safe(result.rendered().html)
-
-
-def test_the_reports_name_the_lesson_cases():
-    """Some first differences, written out by hand."""
-    r = check("03.split_merge", _find_merge)
-    assert r.text == (f"✗ 03.split_merge: failed on case 2 of {r.total} (1 agreed before it)\n"
-                      "  input:    split_merge('  x')\n"
-                      "  expected: (' ', 'x')\n"
-                      "  got:      ('', ' x')\n"
-                      "  first difference at index 0: expected ' ', got '' (lengths 2 and 2)")
-    r = check("03.merge_ranks", _last_wins)
-    assert r.case == 1 and r.expected.startswith("[('Ġ t', 0),") and r.got.startswith("[('Ġ t', 4),")
-    assert "first difference at index 0: expected ('Ġ t', 0), got ('Ġ t', 4)" in r.text
-    r = check("02.byte_map", WRONG["02.byte_map"])
-    assert "first difference at index 0: expected 'Ā', got None" in r.text
-    r = check("01.read_header", WRONG["01.read_header"])
-    assert r.case == 2 and r.expected.startswith("raises ValueError (<bytes>: not a GGUF file: magic is b'GGML'")
-    assert "the reference raises here; yours returned" in r.text
-    r = check("06.partition", WRONG["06.partition"])
-    assert r.call.startswith("partition('x' + ' ' * 30 + 'y'") and r.expected == "['x', 22, 4, 'y']"
-    r = check("09.parse_ids", WRONG["09.parse_ids"])
-    assert r.status == "error" and r.call == "parse_ids('9707 1879 0')" and r.expected == "[9707, 1879, 0]"
-    assert r.detail.startswith("ValueError: invalid literal for int() with base 10: '9707 1879 0'")
 
 
 def test_an_exception_is_shown_with_its_input_and_line():

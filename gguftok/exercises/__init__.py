@@ -40,10 +40,10 @@ from . import (
     lesson11,
     lesson12,
 )
-from ._core import Case, CheckResult, Exercise
+from ._core import Case, CheckResult, Exercise, Property
 
-__all__ = ["EXERCISES", "Case", "CheckResult", "Exercise", "check", "exercise", "lesson_exercises", "show",
-           "solution"]
+__all__ = ["EXERCISES", "Case", "CheckResult", "Exercise", "Property", "case_args", "check", "exercise",
+           "lesson_exercises", "rerun", "show", "solution"]
 
 _LESSONS = [lesson01, lesson02, lesson03, lesson04, lesson05, lesson06, lesson07, lesson08, lesson09, lesson10,
             lesson11, lesson12]
@@ -68,9 +68,23 @@ def lesson_exercises(lesson: int) -> list[Exercise]:
     return [ex for ex in EXERCISES.values() if ex.lesson == lesson]
 
 
-def check(exercise_id: str, fn: Callable[..., Any]) -> CheckResult:
-    """Check ``fn`` against the reference of exercise ``exercise_id`` (``"03.split_merge"``)."""
+def check(exercise_id: str, fn: Callable[..., Any] | None = None) -> CheckResult:
+    """Check an exercise: by default the function as it is now in the student's package (``mytok/``, read
+    afresh from disk), or ``fn`` when given."""
     return exercise(exercise_id).check(fn)
+
+
+def rerun(exercise_id: str, number: int) -> Any:
+    """Run case ``number`` of a report again through the student's function, whole and with nothing caught."""
+    return exercise(exercise_id).rerun(number)
+
+
+def case_args(exercise_id: str, number: int) -> tuple:
+    """The whole arguments of case ``number`` (from 1, as the reports count), to call a function with by hand."""
+    import copy
+
+    case = exercise(exercise_id).case(number)
+    return copy.deepcopy(case.args) if case.copy else case.args
 
 
 def show(exercise_id: str) -> Rendered:
@@ -86,8 +100,8 @@ def solution(exercise_id: str) -> str:
     """Where the solution of an exercise is: the library never contains it.
 
     >>> solution("03.split_merge")
-    'The solution of 03.split_merge is the function split_merge in solutions/lesson03.py at the top of the repository.'
+    'The solution of 03.split_merge is split_merge in solutions/lesson03.py at the top of the repository.'
     """
     ex = exercise(exercise_id)
-    return (f"The solution of {ex.id} is the function {ex.name} in solutions/lesson{ex.lesson:02d}.py at the top "
-            "of the repository.")
+    where = f"solutions/mytok/{ex.module}.py" if ex.module else f"solutions/lesson{ex.lesson:02d}.py"
+    return f"The solution of {ex.id} is {ex.name} in {where} at the top of the repository."

@@ -45,6 +45,16 @@ class Case:
 
 
 @dataclass(frozen=True)
+class Property:
+    """A property the answers alone do not show, checked once every case agrees: how the function works, not
+    only what it returns (the merge queue's pops on a long word, say). ``test(fn)`` returns ``None`` when it
+    holds, else a sentence saying what was measured."""
+
+    description: str
+    test: Callable[[Callable[..., Any]], str | None]
+
+
+@dataclass(frozen=True)
 class Raises:
     """The expected outcome "raises an exception of this kind" (the reference raised it)."""
 
@@ -114,12 +124,14 @@ class Exercise:
     id: str
     title: str
     statement: str
-    template: str
+    template: str  # the notebook cell to start from; "" for an exercise written in the student's package
     reference: Callable[..., Any]
     reference_name: str
     examples: Callable[[], list[Case]]
     generated: Callable[[], list[Case]] = list
     call: Callable[..., Any] | None = None
+    module: str | None = None  # the stage of the student's package (mytok/<module>.py) that holds the function
+    properties: Callable[[], list[Property]] = list
     _cases: list[Case] | None = field(default=None, repr=False)
     _expected: dict[int, Any] = field(default_factory=dict, repr=False)
 
@@ -158,9 +170,39 @@ class Exercise:
             return case.label
         return f"{self.name}({', '.join(short(a, 120) for a in case.args)})"
 
-    def check(self, fn: Callable[..., Any]) -> CheckResult:
-        """Run ``fn`` on every case; see the module docstring for what passed, failed and not attempted mean."""
-        return check_exercise(self, fn)
+    def check(self, fn: Callable[..., Any] | None = None) -> CheckResult:
+        """Run ``fn`` (default: the student's, read afresh from their package) on every case; see the module
+        docstring for what passed, failed and not attempted mean."""
+        return check_exercise(self, self.student() if fn is None else fn)
+
+    @property
+    def where(self) -> str:
+        """Where the student writes it: ``mytok/bytemap.py``, or the notebook for an exercise without a module."""
+        return f"mytok/{self.module}.py" if self.module else "the notebook"
+
+    def student(self) -> Callable[..., Any]:
+        """The student's function or class, from their package as it is on disk now."""
+        from .workspace import WorkspaceError, load
+
+        if self.module is None:
+            raise TypeError(f"{self.id} is written in the notebook: pass your function, check({self.id!r}, "
+                            f"{self.name})")
+        module = load(self.module)
+        if not hasattr(module, self.name):
+            raise WorkspaceError(f"{self.where} has no {self.name}: keep the name the template gave it")
+        return getattr(module, self.name)
+
+    def rerun(self, number: int, fn: Callable[..., Any] | None = None) -> Any:
+        """Case ``number`` (as a report counts them, from 1) through the student's function again, with nothing
+        caught: an exception shows its whole traceback, and a debugger (``%debug``) can be used on it."""
+        return self.run(self.student() if fn is None else fn, self.case(number))
+
+    def case(self, number: int) -> Case:
+        """Case ``number``, counted from 1 as the reports count them."""
+        cases = self.cases()
+        if not 1 <= number <= len(cases):
+            raise IndexError(f"{self.id} has cases 1 to {len(cases)}, not {number}")
+        return cases[number - 1]
 
     def show(self) -> Rendered:
         """The task: statement and template."""
@@ -197,6 +239,8 @@ class CheckResult:
     expected: str = ""
     got: str = ""
     detail: str = ""  # first differing index, or the exception raised
+    where: str = "the notebook"  # where the student writes it: mytok/<stage>.py, or the notebook
+    rerun: str = ""  # a call the student can copy to run the reported case again, whole
 
     @property
     def ok(self) -> bool:
@@ -207,9 +251,14 @@ class CheckResult:
             cases = "the one case agrees" if self.total == 1 else f"all {self.total} cases agree"
             return [f"✓ {self.exercise}: passed: {cases} with {self.reference}"]
         if self.status == "not attempted":
-            return [f"○ {self.exercise}: not attempted: {self.detail}",
-                    "  Write the function's body in the cell above, run it, then run this cell again."]
+            todo = ("  Write the function's body in the cell above, run it, then run this cell again."
+                    if self.where == "the notebook" else
+                    f"  Write it in {self.where}, save the file, then run this cell again.")
+            return [f"○ {self.exercise}: not attempted: {self.detail}", todo]
         word = "failed" if self.status == "failed" else "error"
+        if self.case is None:  # a property, once every case agreed
+            return [f"✗ {self.exercise}: every one of the {self.total} cases agrees, but {self.call}",
+                    f"  measured: {self.got}"]
         lines = [f"✗ {self.exercise}: {word} on case {self.case + 1} of {self.total} "
                  f"({self.agreed} agreed before it)", f"  input:    {self.call}", f"  expected: {self.expected}"]
         if self.status == "failed":
@@ -218,6 +267,8 @@ class CheckResult:
                 lines.append(f"  {self.detail}")
         else:
             lines.append(f"  raised:   {self.detail}")
+        if self.rerun:
+            lines.append(f"  run it again, whole: {self.rerun}")
         return lines
 
     @property
@@ -252,19 +303,20 @@ def check_exercise(ex: Exercise, fn: Callable[..., Any]) -> CheckResult:
     try:
         got = ex.run(fn, first)
     except NotImplementedError:
-        return CheckResult(ex.id, "not attempted", 0, ex.reference_name,
+        return CheckResult(ex.id, "not attempted", 0, ex.reference_name, where=ex.where,
                            detail=f"{ex.name} still raises NotImplementedError")
     except Exception:  # reported below, with the case
         got = None
     else:
         if got is Ellipsis:
-            return CheckResult(ex.id, "not attempted", 0, ex.reference_name, detail=f"{ex.name} still returns ...")
+            return CheckResult(ex.id, "not attempted", 0, ex.reference_name, where=ex.where,
+                               detail=f"{ex.name} still returns ...")
     cases = ex.cases()
     total = len(cases)
     for k, case in enumerate(cases):
         expected = ex.expected(k)
         base = dict(exercise=ex.id, total=total, reference=ex.reference_name, agreed=k, case=k,
-                    call=ex.describe(case), expected=short(expected))
+                    call=ex.describe(case), expected=short(expected), rerun=_rerun_call(ex, k))
         try:
             got = ex.run(fn, case)
         except Exception as e:
@@ -286,16 +338,34 @@ def check_exercise(ex: Exercise, fn: Callable[..., Any]) -> CheckResult:
         elif type(expected) is not type(got) and expected is not None and got is not None:
             detail = f"expected a {type(expected).__name__}, got a {type(got).__name__}"
         return CheckResult(status="failed", got=short(got), detail=detail, **base)
+    for prop in ex.properties():
+        problem = prop.test(fn)
+        if problem is not None:
+            return CheckResult(ex.id, "failed", total, ex.reference_name, agreed=total, call=prop.description,
+                               got=problem)
     return CheckResult(ex.id, "passed", total, ex.reference_name, agreed=total)
 
 
+def _rerun_call(ex: Exercise, k: int) -> str:
+    """Code that runs case ``k`` again: the call itself when its arguments are small, else ``rerun(...)``."""
+    case = ex.cases()[k]
+    if case.label is None and ex.call is None:
+        call = f"{ex.name}({', '.join(repr(a) for a in case.args)})"
+        if len(call) <= 200:
+            return call
+    return f"rerun({ex.id!r}, {k + 1})"
+
+
 def statement_view(ex: Exercise) -> Rendered:
-    """The exercise's statement (markdown source, shown as preformatted text) and its template."""
+    """The exercise's statement (markdown source, shown as preformatted text), then where to write it: the
+    template for an exercise written in the notebook, the file of the student's package otherwise."""
     title = f"Exercise {ex.id}: {ex.title}"
-    text = f"{title}\n\n{ex.statement}\n\n{ex.template}\n\nCheck it with: check({ex.id!r}, {ex.name})"
+    call = f"check({ex.id!r})" if ex.module else f"check({ex.id!r}, {ex.name})"
+    code = f"Write {ex.name} in {ex.where}." if ex.module else ex.template
+    text = f"{title}\n\n{ex.statement}\n\n{code}\n\nCheck it with: {call}"
     body = (f'<div style="border:1px solid #888888;border-radius:4px;padding:6px 8px">'
             f'<div style="font-weight:bold">{html.escape(title)}</div>'
             f'<div style="white-space:pre-wrap">{html.escape(ex.statement)}</div>'
-            f'<pre style="{_MONO}">{html.escape(ex.template)}</pre>'
-            f'<div>Check it with: <code>{html.escape(f"check({ex.id!r}, {ex.name})")}</code></div></div>')
+            f'<pre style="{_MONO}">{html.escape(code)}</pre>'
+            f'<div>Check it with: <code>{html.escape(call)}</code></div></div>')
     return Rendered(body, text)
