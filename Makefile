@@ -38,7 +38,7 @@ browser:
 	@bash scripts/install_browser.sh
 
 lint: $(STAMP)
-	$(PY) -m ruff check gguftok tests bench scripts solutions examples
+	$(PY) -m ruff check gguftok tests bench scripts solutions examples notebooks/mytok
 
 test: setup browser lint
 	$(PY) -m pytest $(PYTEST_ARGS)

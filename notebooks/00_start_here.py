@@ -67,22 +67,26 @@ print(report.summary())
 # | 11 | SentencePiece, WordPiece, Unigram and the other families | `gguftok.models.spm` and the other models |
 # | 12 | the whole tokenizer in one object, end to end | `gguftok.tokenizer` (`Tokenizer`) |
 #
-# Every lesson ends with **exercises**: you write a function that the lesson explained (a GGUF string reader,
-# the byte map, the merge queue, the special-token partition, a streaming decoder, ...), and
-# `gguftok.exercises.check` runs it on the lesson's examples and on many generated inputs, compares every
-# answer with gguftok's own, and shows the first input where they differ. The list:
+# **You build the tokenizer.** Beside these notebooks is `mytok/`, a package of your own with one module per
+# stage. Each notebook explains a stage, then you write it in that module: the GGUF reader in
+# `mytok/metadata.py` (01), the byte map in `mytok/bytemap.py` (02), and so on to `mytok/tokenizer.py` (12),
+# where your stages become one `GgufTokenizer` that notebook 12 grades against llama.cpp's own test files.
+# Every function starts as a template (its signature, a docstring with a small example, and
+# `raise NotImplementedError`); you edit the file in JupyterLab's editor, save, and run the notebook's check
+# cell, which reads your file again each time. The stages and what you write in each:
 
 # %%
 from gguftok.exercises import lesson_exercises  # noqa: E402
 
 for lesson in range(1, 13):
-    print(f"{lesson:02d}  " + "; ".join(f"{ex.name}: {ex.title}" for ex in lesson_exercises(lesson)))
+    exs = lesson_exercises(lesson)
+    print(f"{lesson:02d}  mytok/{exs[0].module}.py: " + ", ".join(ex.name for ex in exs))
 
 # %% [markdown]
 # A check says *not attempted* until you write the function's body, *passed* with the number of cases when
-# every answer agrees, and otherwise shows the input, the expected answer, yours, and for a list the first
-# index that differs (or the exception your code raised, with its line). The solutions are in `solutions/`
-# at the top of the repository, one file per lesson; try first.
+# every answer agrees, and otherwise shows the input, the expected answer, yours, for a list the first index
+# that differs (or the exception your code raised, with its line), and a call that runs that input again. The
+# reference solutions are in `solutions/mytok/` at the top of the repository; try first.
 
 # %% [markdown]
 # ## How to run the workbook

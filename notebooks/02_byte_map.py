@@ -27,13 +27,16 @@
 # notebook shows the table, then uses it to read five real Qwen2 tokens, and ends with the case that
 # trips up every first tokenizer: a character whose bytes are spread over several tokens.
 #
-# `gguftok.bytemap` holds the table (`BYTE_TO_CHAR`, and its inverse `CHAR_TO_BYTE`) and the two directions,
-# `bytes_to_text` and `text_to_bytes`.
+# You build the table and both directions through it yourself, in your package's second module,
+# `mytok/bytemap.py`. gguftok's own are in `gguftok.bytemap` (the table `BYTE_TO_CHAR` and its inverse
+# `CHAR_TO_BYTE`, and the two directions, `bytes_to_text` and `text_to_bytes`): this notebook uses them to
+# show the table, and compares yours with them.
 
 # %%
 from gguftok import Tokenizer
-from gguftok.bytemap import BYTE_TO_CHAR, bytes_to_text, text_to_bytes
+from gguftok.bytemap import BYTE_TO_CHAR, CHAR_TO_BYTE, bytes_to_text, text_to_bytes
 from gguftok.data import vocab_dir
+from gguftok.exercises import workspace
 from gguftok.viz.bytemap_view import (
     SELF_MAPPED,
     SHIFTED,
@@ -113,6 +116,53 @@ byte_map_figure();
 # %%
 world, tab = bytes_to_text(" world".encode("utf-8")), bytes_to_text(b"\t")
 print(repr(world), "-> id", qwen2.token_id(world), "|", repr(tab))
+
+# %% [markdown]
+# ## Now write yours
+#
+# Open [`mytok/bytemap.py`](mytok/bytemap.py) and write its four functions:
+#
+# 1. `bytes_to_unicode()`: the table, a `dict` from each byte 0..255 to its character, built from the rule;
+# 2. `unicode_to_bytes()`: its inverse, from each of the 256 characters to its byte;
+# 3. `encode_bytes(data)`: bytes to the vocabulary's text, one character per byte;
+# 4. `decode_token(text)`: a stored token back to its bytes (`KeyError` for a character outside the table).
+#
+# Their statements and checks are in the **Exercises** section at the end of this notebook. The cell below
+# compares your functions with gguftok's on the two tables and on the encodings above, reading your file
+# again each time you run it.
+
+# %%
+mine = workspace.load("bytemap")
+
+
+class Note(str):
+    """What stopped one of your functions: printed as it is, without quotes."""
+
+    def __repr__(self):
+        return str(self)
+
+
+def yours(name, *args):
+    """Your function's answer, or a note of what stopped it."""
+    try:
+        return getattr(mine, name)(*args)
+    except NotImplementedError:
+        return Note("(not written yet)")
+    except Exception as e:
+        return Note(f"(raised {type(e).__name__}: {e})")
+
+
+def entries(table, reference):
+    if not isinstance(table, dict):
+        return table
+    return f"{sum(table.get(k, None) == v for k, v in reference.items())} of 256 entries agree with gguftok's"
+
+
+print("bytes_to_unicode():        ", entries(yours("bytes_to_unicode"), dict(enumerate(BYTE_TO_CHAR))))
+print("unicode_to_bytes():        ", entries(yours("unicode_to_bytes"), CHAR_TO_BYTE))
+print("encode_bytes(b' world'):   ", repr(yours("encode_bytes", b" world")), "| gguftok:", repr(world))
+print("decode_token('ä¸ĸçķĮ'):    ", repr(yours("decode_token", "ä¸ĸçķĮ")), "| gguftok:",
+      repr(text_to_bytes("ä¸ĸçķĮ")))
 
 # %% [markdown]
 # ## Five real Qwen2 tokens
@@ -232,6 +282,8 @@ byte_usage_figure(usage);
 # ## What you can now explain
 #
 # - Why byte-level BPE needs a byte-to-character table at all: tokens are bytes, but GGUF stores strings.
+# - How to build the table from its rule, and its inverse, and how to go both ways through them: bytes to
+#   a vocabulary's text, a stored token back to its bytes.
 # - The rule: 188 bytes (printable ASCII and Latin-1) keep their character, the other 68 move to U+0100..U+0143
 #   in byte order, so space is `Ġ` (U+0120), newline `Ċ` (U+010A), tab `ĉ` (U+0109).
 # - Why `ä¸ĸçķĮ` is 世界: each character of a stored token is one byte, and the bytes, not the characters,
@@ -245,88 +297,79 @@ byte_usage_figure(usage);
 # %% [markdown]
 # ## Exercises
 #
-# Write each function in the code cell under its statement, run that cell, then run the check below it.
-# The check calls your function on this lesson's examples and on many generated inputs (seeded, so the
-# same every time), compares each answer with gguftok's own, and shows the first input where they
-# differ: the input, the expected answer, yours, and for a list the first index that differs. Until you
-# write the body it says *not attempted*. `gguftok.exercises.show("NN.name")` prints a task again.
-# The solutions are in `solutions/lesson02.py` at the top of the repository.
+# Your own tokenizer lives in `mytok/`, a package of yours beside these notebooks, one module per
+# stage. This notebook's stage is [`mytok/bytemap.py`](mytok/bytemap.py):
+# open it in JupyterLab (click the link, or double-click the file in the file browser), write the
+# body of each function named below, save the file, and run its check. The check reads your file
+# again every time, so there is no need to restart the kernel, and nothing in this notebook ever
+# writes to it. It calls your function on this notebook's examples and on many generated inputs
+# (seeded, so the same every time), compares each answer with the reference, and shows the first
+# input where they differ, with a call you can copy to run that input again, whole. Until you
+# write a body it says *not attempted*. If you are stuck, the reference solutions are in
+# `solutions/mytok/` at the top of the repository.
 
 # %%
-from gguftok.exercises import check  # noqa: E402
-
+from gguftok.exercises import check, rerun  # noqa: E402
 
 # %% [markdown]
-# ### Exercise 02.byte_map: build GPT-2's byte-to-character table
+# ### Exercise 02.bytes_to_unicode: build GPT-2's byte-to-character table
 #
-# Build the table of this notebook from its rule, without importing it: a list of 256 one-character
-# strings, where entry `b` is the character that stands for byte `b`.
+# Build the table of this notebook from its rule: a `dict` from each byte value 0..255 to the one
+# character that stands for it.
 #
 # 1. The bytes `!`..`~` (0x21..0x7E), `¡`..`¬` (0xA1..0xAC) and `®`..`ÿ` (0xAE..0xFF) keep their own
 #    character, `chr(b)`.
 # 2. Every other byte, in increasing order, gets the next character from U+0100 on.
 #
-# The check compares all 256 entries with `gguftok.bytemap.BYTE_TO_CHAR` and names the first byte that
-# differs.
+# The cases: the table's keys, then its entry for each of the 256 bytes, against
+# `gguftok.bytemap.BYTE_TO_CHAR`.
+#
+# Write it in [`mytok/bytemap.py`](mytok/bytemap.py).
 
 # %%
-def byte_map() -> list[str]:
-    """Entry ``b`` is the character a byte-level vocabulary writes for byte ``b``.
+check("02.bytes_to_unicode")
 
-    >>> table = byte_map()
-    >>> table[ord("a")], table[ord(" ")], table[ord("\\n")]
-    ('a', 'Ġ', 'Ċ')
-    """
-    raise NotImplementedError
-
+# %% [markdown]
+# ### Exercise 02.unicode_to_bytes: the inverse table: character to byte
+#
+# Write `unicode_to_bytes()`, the inverse of your table: a `dict` from each of its 256 characters to
+# the byte it stands for (`"Ġ"` gives 32). A character outside the table, such as the space itself,
+# is not a key.
+#
+# The cases: the keys, the entry of each of the 256 characters, and seven characters that must be
+# absent, against `gguftok.bytemap.CHAR_TO_BYTE`.
+#
+# Write it in [`mytok/bytemap.py`](mytok/bytemap.py).
 
 # %%
-check("02.byte_map", byte_map)
+check("02.unicode_to_bytes")
 
+# %% [markdown]
+# ### Exercise 02.encode_bytes: bytes to the vocabulary's text
+#
+# Before a piece of text can be looked up in a byte-level vocabulary, its UTF-8 bytes are written with
+# the table's characters. Write `encode_bytes(data)` that does it: one character per byte.
+#
+# The cases: ` world`, a tab, text with emoji and Chinese, every byte value, random bytes, and the bytes
+# of 100 Qwen2 tokens, against `gguftok.bytemap.bytes_to_text`.
+#
+# Write it in [`mytok/bytemap.py`](mytok/bytemap.py).
+
+# %%
+check("02.encode_bytes")
 
 # %% [markdown]
 # ### Exercise 02.decode_token: a stored token back to its bytes
 #
 # A byte-level vocabulary stores each token as text in which every character stands for one byte.
-# Write `decode_token(text)` that returns those bytes, using your table from the exercise above (or
-# `BYTE_TO_CHAR`, if you skipped it). A character that is not in the table cannot come from a byte:
-# raise `KeyError` for it.
+# Write `decode_token(text)` that returns those bytes, with your inverse table. A character that is not
+# in the table cannot come from a byte: raise `KeyError` for it (a dict lookup does).
 #
-# The check uses the lesson's five tokens and `ðŁ`, 150 normal tokens of Qwen2, random ones, and a
-# few texts with characters outside the table, against `gguftok.bytemap.text_to_bytes`.
-
-# %%
-def decode_token(text: str) -> bytes:
-    """The bytes a byte-level vocabulary's token text stands for.
-
-    >>> decode_token("Ġworld")
-    b' world'
-    """
-    raise NotImplementedError
-
-
-# %%
-check("02.decode_token", decode_token)
-
-
-# %% [markdown]
-# ### Exercise 02.encode_bytes: bytes to the vocabulary's text
+# The cases: the lesson's five tokens and `ðŁ`, each of the 256 table characters, random tokens, a few
+# texts with characters outside the table, and 150 normal tokens of Qwen2, against
+# `gguftok.bytemap.text_to_bytes`.
 #
-# The other direction: before a piece of text can be looked up in a byte-level vocabulary, its UTF-8
-# bytes are written with the table's characters. Write `encode_bytes(data)` that does it.
-#
-# The check uses the lesson's ` world` and tab, text with emoji and Chinese, and random bytes (all 256
-# values occur), against `gguftok.bytemap.bytes_to_text`.
+# Write it in [`mytok/bytemap.py`](mytok/bytemap.py).
 
 # %%
-def encode_bytes(data: bytes) -> str:
-    """``data`` in the vocabulary's alphabet: one character per byte.
-
-    >>> encode_bytes(" world".encode())
-    'Ġworld'
-    """
-    raise NotImplementedError
-
-
-# %%
-check("02.encode_bytes", encode_bytes)
+check("02.decode_token")

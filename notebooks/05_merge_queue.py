@@ -33,13 +33,16 @@
 # disappears under it. Rather than hunting such entries down, llama.cpp checks each entry when it comes
 # out and skips it if its pair is gone. `gguftok.models.bpe.merge_word` is that loop; given a list, it also
 # records every pop as a `MergeStep`. The views below are drawn from those records, so they show exactly
-# what the tokenizer did.
+# what the tokenizer did. After them you write the same loop in your own package, `mytok/merge_queue.py`,
+# with the lookup that turns a word's symbols into token ids, and watch your queue beside this one.
 
 # %%
 from gguftok import Tokenizer
 from gguftok.data import vocab_dir
-from gguftok.models.bpe import merge_ranks
+from gguftok.models.bpe import BPEModel, merge_ranks, merge_word
 from gguftok.viz.queue_view import (
+    beside_frames,
+    beside_table,
     frames_text,
     merge_log,
     queue_cost,
@@ -62,8 +65,7 @@ llama3 = Tokenizer.from_gguf(vocab_dir() / "ggml-vocab-llama-bpe.gguf")
 # as llama.cpp does when it loads the file. Below, each word starts with the pairs of neighbouring letters
 # that have a rank, and each line after it is one pop of the queue.
 #
-# These lines are the ones the lesson prints for its Java version of the loop, character for character,
-# and here they come from `merge_word`'s own trace (`tests/test_viz_queue.py` checks the whole text).
+# These lines come from `merge_word`'s own trace: each is one thing the loop did.
 
 # %%
 merge_log(["lower", "lowest", "newer"], TOY)
@@ -94,7 +96,7 @@ merge_log(["lower", "lowest", "newer"], TOY)
 queue_player(queue_frames("lower", TOY))
 
 # %% [markdown]
-# The same frames as text (this is what the tests compare). A `*` marks the symbol just made.
+# The same frames as text. A `*` marks the symbol just made.
 
 # %%
 frames_text(queue_frames("lower", TOY))
@@ -165,6 +167,43 @@ whole_word_view(llama3, "ĠInsecta")
 frames_text(trace_frames(llama3, llama3.trace(" Insecta")[0]))
 
 # %% [markdown]
+# ## From symbols to ids, and a symbol that is not a token
+#
+# When the queue is empty, each symbol left is looked up in the vocabulary and gives its id. In a real
+# byte-level vocabulary the lookup practically always succeeds: every merge's result is a token, and so is
+# every single character of the byte-level alphabet. But nothing in the file guarantees it, and llama.cpp
+# (`llm_tokenizer_bpe_session::tokenize` in `src/llama-vocab.cpp`) has a rule for a symbol that is not a
+# token: it takes the symbol's UTF-8 bytes one by one and looks each up as a **one-byte string**. A byte
+# that has no such token is **dropped**, without an error.
+#
+# Two toy vocabularies show both outcomes. `TOY_IDS` has every letter and most of what `TOY` merges
+# make, but not `ne`; `CAFE` spells ` café` in the byte-level alphabet (`ĠcafÃ©`, notebook 02), and its
+# merges make `Ã©`, which `CAFE_IDS` lacks. `BPEModel` is gguftok's BPE model; `symbol_ids` is this last
+# step.
+
+# %%
+TOY_IDS = {s: i for i, s in enumerate(["e", "l", "n", "o", "r", "s", "t", "w", "er", "lo", "low", "lower", "es",
+                                       "est", "lowest", "wer"])}
+CAFE = merge_ranks(["c a", "ca f", "Ġ caf", "Ã ©"])
+CAFE_IDS = {s: i for i, s in enumerate(["Ġ", "a", "c", "f", "Ã", "©", "ca", "caf", "Ġcaf"])}
+
+for word, ranks, ids in (("newer", TOY, TOY_IDS), ("ĠcafÃ©", CAFE, CAFE_IDS)):
+    symbols = merge_word(word, ranks)
+    missing = [s for s in symbols if s not in ids]
+    print(f"{word}: symbols {symbols}, not tokens {missing} (bytes {[s.encode() for s in missing]}), "
+          f"ids {BPEModel(ids, list(ranks)).symbol_ids(symbols)}")
+
+# %% [markdown]
+# `ne` is not a token, but its bytes are the ASCII letters `n` and `e`, one-byte strings that are tokens:
+# `newer` gives the ids of `n`, `e` and `wer`. `Ã©` is not a token either, and its four bytes are all
+# 0x80 or above; a byte like that is not a character on its own, so no token of a byte-level vocabulary
+# is that one-byte string, and the `é` disappears: ` café` gives the single id of `Ġcaf`. (The byte-level
+# character for the byte, `Ã` for 0xC3, is a token here, but llama.cpp does not look for it.)
+#
+# Put together, one word's ids are: the whole word's id if the vocabulary sets `ignore_merges` and the
+# word is a token; otherwise the merges, then each symbol's id, or its bytes' one-byte tokens.
+
+# %% [markdown]
 # ## Why the queue is worth it
 #
 # Count the work rather than time it. Each merge removes one symbol, so a word of `n` characters has at
@@ -196,32 +235,63 @@ from gguftok.viz.queue_view import queue_cost_figure  # noqa: E402
 queue_cost_figure(qwen2.model.ranks);
 
 # %% [markdown]
+# ## Now write it: `mytok/merge_queue.py`
+#
+# Open [`mytok/merge_queue.py`](mytok/merge_queue.py), your package's module for this stage. It has three
+# functions to write, each with its check at the end of this notebook:
+#
+# - `lowest_pair(symbols, ranks)`: one step of the rule as first stated, the position of the pair that
+#   merges next;
+# - `merge_word(word, ranks)`: the queue, with `heapq`, skipping stale entries. Its check does not only
+#   compare answers: it counts your lookups in `ranks` and your comparisons of ranks on long words, so a
+#   loop that scans every pair again after each merge gives the right symbols and still does not pass;
+# - `word_ids(word, ranks, token_ids, ignore_merges)`: the word's ids, put together as the section on
+#   symbols and ids above says, with your `merge_word` doing the merges.
+#
+# `merge_word` also takes an optional keyword, `trace`. When it is a list, append one tuple
+# `(rank, position, left, right, merged)` for each entry you pop: the entry itself (`position` is where
+# `left` starts in the word) and `False` for `merged` if it was stale and skipped. The two cells below then
+# replay your pops beside gguftok's and mark the first pop where they part. They read your file afresh
+# each time they run; until your `merge_word` runs, they say what is missing.
+
+# %%
+beside_table("lower", TOY)
+
+# %% tags=["nbval-ignore-output"]
+queue_player(beside_frames("Ġtokenization", qwen2.model.ranks))
+
+# %% [markdown]
 # ## What you can now explain
 #
 # - The merge loop: lowest rank first, leftmost first on equal ranks, until no pair of neighbours has a
 #   rank; then each symbol is looked up as a token.
-# - Why a merge puts new pairs in the queue, and why old entries can go stale: the lesson's `w er` is
+# - Why a merge puts new pairs in the queue, and why old entries can go stale: the toy table's `w er` is
 #   skipped in `lower` and merged in `newer`.
 # - Why stale entries are skipped on the way out instead of removed: a heap cannot find them cheaply, and
 #   a string comparison tells whether the pair still exists.
 # - `ignore_merges`: in Llama 3 a word that is a token is one id without any merging, and that can give
 #   different ids from merging (`ĠInsecta`: one id, not three).
+# - What a symbol that is not a token becomes: one token per byte, each byte looked up as a one-byte
+#   string, and a byte without one dropped (`ĠcafÃ©` loses its `é`).
 # - Why the queue makes a word cost about `n log n`: at most `3n` pops of a heap of at most `3n` entries,
 #   against the `n²` of rescanning.
 
 # %% [markdown]
 # ## Exercises
 #
-# Write each function in the code cell under its statement, run that cell, then run the check below it.
-# The check calls your function on this lesson's examples and on many generated inputs (seeded, so the
-# same every time), compares each answer with gguftok's own, and shows the first input where they
-# differ: the input, the expected answer, yours, and for a list the first index that differs. Until you
-# write the body it says *not attempted*. `gguftok.exercises.show("NN.name")` prints a task again.
-# The solutions are in `solutions/lesson05.py` at the top of the repository.
+# Your own tokenizer lives in `mytok/`, a package of yours beside these notebooks, one module per
+# stage. This notebook's stage is [`mytok/merge_queue.py`](mytok/merge_queue.py):
+# open it in JupyterLab (click the link, or double-click the file in the file browser), write the
+# body of each function named below, save the file, and run its check. The check reads your file
+# again every time, so there is no need to restart the kernel, and nothing in this notebook ever
+# writes to it. It calls your function on this notebook's examples and on many generated inputs
+# (seeded, so the same every time), compares each answer with the reference, and shows the first
+# input where they differ, with a call you can copy to run that input again, whole. Until you
+# write a body it says *not attempted*. If you are stuck, the reference solutions are in
+# `solutions/mytok/` at the top of the repository.
 
 # %%
-from gguftok.exercises import check  # noqa: E402
-
+from gguftok.exercises import check, rerun  # noqa: E402
 
 # %% [markdown]
 # ### Exercise 05.lowest_pair: which pair merges next
@@ -234,28 +304,19 @@ from gguftok.exercises import check  # noqa: E402
 # Equal ranks happen when the same pair occurs twice (`a a a`). The check uses the toy table `TOY` of
 # this notebook and 200 random symbol lists with random tables; the expected answers come from a
 # plain scan over all pairs written in `gguftok.exercises.lesson05`.
+#
+# Write it in [`mytok/merge_queue.py`](mytok/merge_queue.py).
 
 # %%
-def lowest_pair(symbols: list[str], ranks: dict[str, int]) -> int | None:
-    """Position of the neighbouring pair with the lowest rank (leftmost on ties), or None.
-
-    >>> lowest_pair(["l", "o", "w", "e", "r"], {"e r": 0, "l o": 1})
-    3
-    """
-    raise NotImplementedError
-
-
-# %%
-check("05.lowest_pair", lowest_pair)
-
+check("05.lowest_pair")
 
 # %% [markdown]
 # ### Exercise 05.merge_word: merge a word with a priority queue
 #
 # Write `merge_word(word, ranks)`: start from one symbol per character and merge until no neighbouring
 # pair has a rank, always the lowest rank first and the leftmost on ties, and return the symbols left.
-# Calling your `lowest_pair` in a loop gives the right answer but rescans the word after every merge; do
-# it the way this notebook shows instead, with `heapq`:
+# Calling your `lowest_pair` in a loop gives the right answer but scans the whole word again after every
+# merge; do it the way this notebook shows instead, with `heapq`:
 #
 # - push `(rank, position, left, right)` for every neighbouring pair with a rank;
 # - keep the symbols in a list where a merged-away symbol becomes `""`, with the index of each
@@ -263,18 +324,45 @@ check("05.lowest_pair", lowest_pair)
 # - pop; skip the entry if the two symbols now at its positions are not its `left` and `right` (stale);
 #   otherwise merge them and push the new pairs the merged symbol makes with its neighbours.
 #
-# The check uses the lesson's three words, 200 random words with random tables, Qwen2's ranks on the words
-# of a real sentence, and `'a' * 300`, against `gguftok.models.bpe.merge_word`.
+# The answers are checked on this notebook's three words, 200 random words with random tables, Qwen2's
+# ranks on the words of a real sentence, and `'a' * 300`, against `gguftok.models.bpe.merge_word`.
+# Then the cost: on words of 500 and 2,000 characters (`'a' * n` and random letters with
+# Qwen2's ranks, and two made-up tables), the check counts every lookup of a pair in `ranks` and every
+# comparison of two ranks. The longer word may take at most **6 times** the work of the shorter:
+# a queue takes about 4 to 4.5 times (`n log n`), a loop that scans every pair again after each merge
+# 16 times (`n²`).
+#
+# The keyword `trace` is optional: when it is a list, append `(rank, position, left, right, merged)`
+# for each pop (`position` is where `left` starts in the word, `merged` is `False` for a stale entry
+# skipped), and the player in this notebook shows your pops beside gguftok's. The check never passes it.
+#
+# Write it in [`mytok/merge_queue.py`](mytok/merge_queue.py).
 
 # %%
-def merge_word(word: str, ranks: dict[str, int]) -> list[str]:
-    """The symbols of ``word`` after every merge, lowest rank first (ties: leftmost).
+check("05.merge_word")
 
-    >>> merge_word("lower", {"e r": 0, "l o": 1, "lo w": 2, "low er": 3})
-    ['lower']
-    """
-    raise NotImplementedError
-
+# %% [markdown]
+# ### Exercise 05.word_ids: the token ids of one word
+#
+# Write `word_ids(word, ranks, token_ids, ignore_merges)`, the whole of what llama.cpp's BPE does with
+# one word of the pre-tokenizer (already in the byte-level alphabet, `"ĠInsecta"`):
+#
+# 1. if `ignore_merges` is true and the whole word is a token, its id is the answer, with no merging
+#    (Llama 3 sets it);
+# 2. otherwise merge the word with your `merge_word`;
+# 3. each symbol left that is a token gives its id. A symbol that is **not** a token gives one id per
+#    byte of its UTF-8 text, looking each byte `b` up as the one-byte string `bytes([b])`, and a byte
+#    with no such token is **dropped**, without an error. As text that string is `chr(b)` for ASCII; a
+#    byte of 0x80 or more alone is not UTF-8 (as text, `bytes([b]).decode("utf-8",
+#    "surrogateescape")`), and a byte-level vocabulary has no such token, so those bytes are lost.
+#
+# Real byte-level vocabularies rarely get to step 3, but a table whose merges make a symbol it does not
+# list does: this notebook's `CAFE` makes `Ã©`, which `CAFE_IDS` lacks, and `TOY` makes `ne`, which
+# `TOY_IDS` lacks. The check uses those toy tables, 200 random tables over `a`, `b`, `Ġ`, `Ã` and `©`
+# whose vocabularies miss about a quarter of the symbols, and the words of a real sentence with Llama 3
+# (`ignore_merges` true) and with Qwen2 (false), against gguftok's BPE model.
+#
+# Write it in [`mytok/merge_queue.py`](mytok/merge_queue.py).
 
 # %%
-check("05.merge_word", merge_word)
+check("05.word_ids")

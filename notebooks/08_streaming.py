@@ -18,21 +18,27 @@
 #
 # Encoding turns text into ids; a model generates ids, and something has to turn them back into text,
 # often one id at a time while the reply is still being written. Going back is simple in principle: each
-# id has a **piece** (its bytes), and the text is the pieces joined. Two details make it worth a notebook:
+# id has a **piece** (its bytes), and the text is the pieces joined. Three things make it worth a notebook,
+# and you write all three in [`mytok/detokenize.py`](mytok/detokenize.py):
 #
-# 1. llama.cpp's `llama_detokenize` does a little more than joining: it can drop a leading space, drop
-#    BOS/EOS, and tidy spaces before punctuation. `Tokenizer.decode_bytes` follows those rules.
-# 2. A byte-level token can stop in the middle of a UTF-8 character. Decoding token by token then prints
-#    replacement characters (`�`, U+FFFD) where an emoji or a Chinese character should be. A **streaming
-#    decoder** holds the unfinished bytes back until the character is complete: `Tokenizer.stream()`,
-#    built on `gguftok.stream.TextStream`.
+# 1. `piece`: what a token's bytes are depends on its type and on the vocabulary's family. Control tokens
+#    have none, byte tokens are one byte, and a byte-level token is spelled in notebook 02's alphabet.
+# 2. `detokenize`: joining the pieces, and taking off the one space that SentencePiece put in front of the
+#    text, from the right token.
+# 3. `StreamDecoder`: a byte-level token can stop in the middle of a UTF-8 character. Decoding token by
+#    token then prints replacement characters (`�`, U+FFFD) where an emoji or a Chinese character should
+#    be. A **streaming decoder** holds the unfinished bytes back until the character is complete.
 #
-# Every line printed below is computed here by `gguftok`; where the lesson (Example 8) shows the same
-# experiment, the notebook says what matches and what differs.
+# gguftok has all three (`Tokenizer.token_to_piece`, `decode_bytes`, `Tokenizer.stream()`); every line
+# printed below comes from it, so you can compare your functions with what is shown here.
 
 # %%
+import codecs
+
 from gguftok import Tokenizer
 from gguftok.data import vocab_dir
+from gguftok.exercises.lesson08 import final_types
+from gguftok.exercises.workspace import load
 from gguftok.viz.queue_view import frames_text
 from gguftok.viz.render import token_chips
 from gguftok.viz.stream_view import (
@@ -44,18 +50,21 @@ from gguftok.viz.stream_view import (
     stream_player,
     token_pieces,
 )
+from gguftok.vocab import ATTR_NAMES
 
 qwen2 = Tokenizer.from_gguf(vocab_dir() / "ggml-vocab-qwen2.gguf")
 llama3 = Tokenizer.from_gguf(vocab_dir() / "ggml-vocab-llama-bpe.gguf")
 llama_spm = Tokenizer.from_gguf(vocab_dir() / "ggml-vocab-llama-spm.gguf")
+command_r = Tokenizer.from_gguf(vocab_dir() / "ggml-vocab-command-r.gguf")
 
 # %% [markdown]
 # ## Pieces
 #
-# `token_to_piece(id, special)` is `llama_token_to_piece`: the bytes one token stands for. For byte-level
-# BPE the stored token text is in the byte alphabet of notebook 02 (`Ġ` for a space), and the piece is the
-# real bytes. Some pieces are not text at all: Qwen2's token 9284, written `ðŁ`, is the two bytes `f0 9f`,
-# the first half of every emoji from U+1F000 to U+1FFFF.
+# `token_to_piece(id)` is llama.cpp's `llama_token_to_piece`: the bytes one token stands for. For
+# byte-level BPE the stored token text is in the byte alphabet of notebook 02 (`Ġ` for a space), and the
+# piece is the real bytes: each character maps back to the one byte it stands for. Some pieces are not text
+# at all: Qwen2's token 9284, written `ðŁ`, is the two bytes `f0 9f`, the first half of every emoji from
+# U+1F000 to U+1FFFF.
 
 # %%
 for tid in (9707, 90316, 9284, 236):
@@ -63,17 +72,59 @@ for tid in (9707, 90316, 9284, 236):
     print(f"{tid:6d}  {qwen2.token_text(tid)!r:12s} -> bytes {piece.hex(' ')}")
 
 # %% [markdown]
-# Control tokens have a piece only when asked for: with `special=False` (the default, and what a chat
-# client usually wants) `<|endoftext|>` renders as nothing.
+# What a piece is depends first on the token's **type** (`tokenizer.ggml.token_type`, as llama.cpp holds it
+# once loaded: notebook 06 showed it promoting some tokens to control). With special tokens not written out,
+# which is what a chat client usually wants:
+#
+# | type | code | piece |
+# |---|---|---|
+# | normal | 1 | the text, decoded by the family's rule (below) |
+# | unknown | 2 | nothing |
+# | control | 3 | nothing (`<|endoftext|>`, `<s>`) |
+# | user-defined | 4 | the text as written, in UTF-8 |
+# | unused | 5 | nothing |
+# | byte | 6 | the text is `<0xNN>`: that one byte |
+#
+# and for a normal token, on the family: byte-level BPE (`tokenizer.ggml.model` is `gpt2`) maps each
+# character back through the byte alphabet; SentencePiece (`llama`), and the other vocabularies that write a
+# space as `▁`, replace every `▁` by a space. A few tokens of three vocabularies, with their type as
+# llama.cpp holds it:
 
 # %%
-print(repr(qwen2.token_to_piece(qwen2.eos_id)), repr(qwen2.token_to_piece(qwen2.eos_id, special=True)))
+def type_names(tok, tid):
+    attr = int(tok.vocab.attrs[tid])
+    return "+".join(name for bit, name in ATTR_NAMES.items() if attr & bit) or "undefined"
+
+
+for name, tok, tid in (("qwen2", qwen2, 9707), ("qwen2", qwen2, 151643), ("qwen2", qwen2, 151646),
+                       ("llama-spm", llama_spm, 15043), ("llama-spm", llama_spm, 1), ("llama-spm", llama_spm, 13),
+                       ("llama-spm", llama_spm, 0), ("command-r", command_r, 265)):
+    print(f"{name:10s} {tid:6d} {tok.token_text(tid)!r:16s} {type_names(tok, tid):13s} -> "
+          f"{tok.token_to_piece(tid)!r}")
 
 # %% [markdown]
+# The last line is a quirk worth knowing. Command-R's vocabulary is byte-level, but some of its tokens are
+# stored as the real character (`‼`) instead of its bytes spelled in the alphabet. `‼` is not one of the 256
+# characters of the alphabet, so llama.cpp cannot map it back; it writes a marker instead:
+# `[UNK_BYTE_0x`, the character's UTF-8 bytes in hex, the whole token text, `]`. A decoder that wants
+# llama.cpp's bytes must write the same marker. How many such tokens there are:
+
+# %%
+marked = [i for i in range(command_r.n_vocab)
+          if b"[UNK_BYTE_0x" in command_r.token_to_piece(i)]
+print(f"command-r: {len(marked)} of {command_r.n_vocab} tokens decode to a marker, e.g. "
+      f"{[command_r.token_text(i) for i in marked[:6]]}")
+print(f"vocabularies in data/vocab: {len(list(vocab_dir().glob('ggml-vocab-*.gguf')))}")
+
+# %% [markdown]
+# Now write `piece(text, token_type, model)` in [`mytok/detokenize.py`](mytok/detokenize.py): the table
+# above, with your `unicode_to_bytes()` from notebook 02 for the byte-level tokens. Exercise 08.piece at
+# the end of this notebook checks it on tokens of every type from all 19 vocabularies.
+#
 # ## `llama_detokenize`'s rules
 #
-# `decode_bytes(ids, remove_special, unparse_special)` returns bytes (they need not be valid UTF-8;
-# `decode` adds `.decode("utf-8", "replace")`). The flags:
+# `decode_bytes(ids, remove_special, unparse_special)` is llama.cpp's `llama_detokenize`. It returns bytes
+# (they need not be valid UTF-8; `decode` adds `.decode("utf-8", "replace")`). Besides joining the pieces:
 #
 # - `unparse_special=True` renders control tokens such as `<s>` as their text, otherwise as nothing.
 # - `remove_special=True` drops a leading BOS, but **only if the vocabulary adds BOS** (`add_bos`), and a
@@ -106,36 +157,38 @@ detokenize_rules(llama_spm, llama_spm.encode("Hello world", add_special=False))
 detokenize_rules(llama3, llama3.encode("Hello world"))
 
 # %% [markdown]
-# The third rule is `clean_spaces` (the vocabulary's `tokenizer.ggml.clean_spaces`, set for Llama 3, not
+# The last rule is `clean_spaces` (the vocabulary's `tokenizer.ggml.clean_spaces`, set for Llama 3, not
 # for Qwen2 or Llama SPM). It is three passes over the bytes, ported literally in
 # `gguftok.detokenize.clean_spaces`: a space before `? ! . ,` goes; ` ' ` becomes `'`; and a space before
 # `'s 'm 're 've` goes, while `'t 'd 'll` keep theirs. The second line shows a quirk that a literal port
 # keeps: llama.cpp's second pass reads back a byte it has just blanked, so `a ' ' b` loses more than one
-# might expect. (These lines come from `gguftok`'s port; the conformance tests compare decoding with the
-# pinned llama.cpp.)
+# might expect. (These lines come from gguftok's port, which is held to the pinned llama.cpp.)
 
 # %%
 clean_spaces_table(["Hello , world !", "a ' ' b", "it 's what we 're after", "don 't , we 'll"])
 
 # %% [markdown]
+# Now write `detokenize(ids, texts, types, model, remove_space)` in
+# [`mytok/detokenize.py`](mytok/detokenize.py): the pieces of the ids joined, with `remove_space` taking one
+# space off the first token's piece only (so `[BOS, ▁Hello]` keeps its space, as above). The BOS/EOS
+# removal and `clean_spaces` stay outside it: they depend on the vocabulary's flags, and notebook 12 puts
+# them around it.
+#
 # ## Decoding token by token breaks characters
 #
-# First the lesson's own four pieces: a space with the first two bytes of 😀, the last two bytes, ` ok`,
-# and the invalid byte `ff` followed by `x`. These are bytes chosen by hand, not a vocabulary's tokens.
-# Each line shows the piece decoded alone (`bytes.decode(errors="replace")`) and what a `TextStream`
-# emits for it, plus the bytes the stream still holds (`␣` is a space).
+# Four pieces chosen by hand (not a vocabulary's tokens): a space with the first two bytes of 😀, the last
+# two bytes, ` ok`, and the invalid byte `ff` followed by `x`. Each line shows the piece decoded alone
+# (`bytes.decode(errors="replace")`) and what a streaming decoder (gguftok's `TextStream`) emits for it,
+# plus the bytes the stream still holds (`␣` is a space).
 
 # %%
-LESSON = [b" \xf0\x9f", b"\x98\x80", b" ok", b"\xffx"]
-naive_vs_stream(LESSON)
+BY_HAND = [b" \xf0\x9f", b"\x98\x80", b" ok", b"\xffx"]
+naive_vs_stream(BY_HAND)
 
 # %% [markdown]
-# The results agree with the lesson's Java program: token by token gives `␣���␣ok�x` (three replacement
-# characters where the emoji was, a fourth for `ff`), the stream gives `␣😀␣ok�x`. The lesson counts the
-# streamed emoji as 2 characters because Java strings count UTF-16 units (a surrogate pair); a Python
-# string counts code points, so here 😀 is one character. Python's decoder also follows the same
-# "one U+FFFD per maximal invalid subsequence" rule as Java's, which is why `f0 9f` alone gives one `�`
-# and `98 80` gives two.
+# Token by token gives `␣���␣ok�x`: three replacement characters where the emoji was (one for `f0 9f`, one
+# each for `98` and `80`), a fourth for `ff`. The stream gives `␣😀␣ok�x`, where 😀 is one character (a
+# Python string counts code points; a language whose strings count UTF-16 units would count two).
 #
 # The invalid byte `ff` does not block the stream: no UTF-8 character can start with it, so the stream
 # replaces it at once. Bytes that *could* still become a character are held, and only at the very end,
@@ -152,6 +205,66 @@ naive_vs_stream([b"ok \xf0\x9f", b"\x98"])
 naive_vs_stream([b"\xe4\xb8", b"A"])
 
 # %% [markdown]
+# ## What a streaming decoder has to know about UTF-8
+#
+# UTF-8 writes a character as one to four bytes. The first byte, the **lead byte**, says how many follow:
+#
+# | lead byte | continuation bytes | code points | bits of the code point in the lead byte |
+# |---|---|---|---|
+# | `00`..`7F` | 0 | U+0000..U+007F | 7 |
+# | `C2`..`DF` | 1 | U+0080..U+07FF | 5 |
+# | `E0`..`EF` | 2 | U+0800..U+FFFF | 4 |
+# | `F0`..`F4` | 3 | U+10000..U+10FFFF | 3 |
+#
+# Every continuation byte is `80`..`BF` and carries 6 bits. Some sequences that follow this pattern are still
+# not allowed, and the rule that excludes them is on the **first** continuation byte: after `E0` it must be
+# `A0`..`BF` (otherwise the character would fit in fewer bytes, an "over-long" form), after `F0` `90`..`BF`
+# (the same), after `F4` `80`..`8F` (nothing past U+10FFFF), after `ED` `80`..`9F` (U+D800..U+DFFF are
+# the surrogates, not characters). `C0`, `C1` and `F5`..`FF` can never appear. Here is `世` (U+4E16) put
+# together from its three bytes:
+
+# %%
+lead, b1, b2 = "世".encode()
+code = (lead & 0x0F) << 12 | (b1 & 0x3F) << 6 | (b2 & 0x3F)
+print(f"bytes {lead:08b} {b1:08b} {b2:08b} -> {lead & 0x0F:04b} {b1 & 0x3F:06b} {b2 & 0x3F:06b} = "
+      f"U+{code:04X} {chr(code)}")
+
+# %% [markdown]
+# Bytes that do not form a character become U+FFFD, and *how many* U+FFFD matters if the text is to match
+# Python's (which follows the Unicode standard's recommendation, as most decoders do): one U+FFFD for each **maximal start** of a character, that is a
+# lead byte with the continuation bytes that fitted, up to the first byte that does not fit; decoding goes
+# on at that byte. A stray byte is one U+FFFD on its own.
+#
+# A streaming decoder adds one question: at the end of the bytes it has, is there a start that is valid so
+# far? Then it waits. Python's incremental decoder (`codecs.getincrementaldecoder("utf-8")(errors=
+# "replace")`, what gguftok's stream uses) on a few byte strings, pushed in one piece and then flushed:
+
+# %%
+for data in (b"\xe4\xb8\x96", b"\xe4\xb8", b"\xe4\xb8A", b"\xf0\x9f\x98", b"\xf0\x80\x80", b"\xc0\xaf", b"\xff\xfe",
+             b"\xf4\x90", b"\xed\xa0\x80", b"\xed\xa0"):
+    python = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    now = python.decode(data)
+    held = python.getstate()[0]
+    print(f"{data.hex(' '):9s} push -> {now!r:16s} held: {held.hex(' ') or '-':9s} flush -> "
+          f"{python.decode(b'', final=True)!r}")
+
+# %% [markdown]
+# Line by line: `e4 b8 96` is 世. `e4 b8` is valid so far: held, and at the flush one U+FFFD. `e4 b8 41`: the
+# `41` cannot continue, so `e4 b8` is one U+FFFD and `A` follows. `f0 80 80`: `80` cannot follow `F0`, so
+# `f0` alone is a U+FFFD, and each stray `80` another. `c0 af` and `ff fe`: bytes that never start a
+# character. `f4 90`: past U+10FFFF, two U+FFFD at once.
+#
+# The last two lines show the one irregular case. `ED A0 80` would be the surrogate U+D800, which is never
+# a character: three U+FFFD (`ed` alone, since `a0` does not fit after it, then `a0` and `80`). But
+# `ED A0` at the end of the bytes is *held*, although nothing can complete it: Python keeps it so that a
+# handler that lets surrogates through could still see the third byte. At the flush, or when the next
+# bytes arrive, it is decoded by the rules above: two U+FFFD. Your decoder has to wait there too.
+#
+# Now write the class `StreamDecoder` in [`mytok/detokenize.py`](mytok/detokenize.py): `push(data)` adds
+# the held bytes in front of `data`, decodes by the rules above, and keeps the valid start at the end for
+# the next push; `flush()` turns what is held into U+FFFD. Write the rules yourself, with `chr` for the
+# characters; exercise 08.StreamDecoder compares every answer with Python's decoder on hundreds of streams.
+#
 # ## A real id stream
 #
 # Now real ids: a paragraph with emoji and Chinese, encoded with the Qwen2 and Llama 3 vocabularies and
@@ -181,9 +294,8 @@ naive_vs_stream(token_pieces(qwen2, q_ids), q_ids)
 naive_vs_stream(token_pieces(llama3, l_ids), l_ids)
 
 # %% [markdown]
-# For valid UTF-8 the joined stream is exactly `decode(ids)`, with no U+FFFD anywhere (the tests check
-# this on random text). `decode_stream(ids)` gives the per-id strings directly, empty while a character is
-# incomplete, and the flush last:
+# For valid UTF-8 the joined stream is exactly `decode(ids)`, with no U+FFFD anywhere. `decode_stream(ids)`
+# gives the per-id strings directly, empty while a character is incomplete, and the flush last:
 
 # %%
 for name, tok, ids in (("qwen2", qwen2, q_ids), ("llama3", llama3, l_ids)):
@@ -200,6 +312,37 @@ for name, tok, ids in (("qwen2", qwen2, q_ids), ("llama3", llama3, l_ids)):
 # %%
 spm_para = llama_spm.encode(PARAGRAPH, add_special=False)
 print(repr("".join(llama_spm.decode_stream(spm_para))[:12]), repr(llama_spm.decode(spm_para)[:12]))
+
+# %% [markdown]
+# ## Your decoder beside Python's
+#
+# Once your `piece` and `StreamDecoder` are written, this cell streams the paragraph through them: your
+# pieces of Qwen2's ids, pushed one at a time into your decoder, beside gguftok's pieces through Python's
+# decoder. It reads your file afresh each time it runs.
+
+# %%
+def yours_beside_python(name, tok, ids):
+    mine = load("detokenize")
+    texts, types, model = tok.vocab.texts, final_types(name), tok.vocab.model  # types as llama.cpp holds them
+    try:
+        pieces = [mine.piece(texts[i], types[i], model) for i in ids]
+        decoder = mine.StreamDecoder()
+        got = [decoder.push(p) for p in pieces] + [decoder.flush()]
+    except NotImplementedError:
+        print("not written yet: write piece and StreamDecoder in mytok/detokenize.py (piece also needs your\n"
+              "unicode_to_bytes from notebook 02), save, and run this cell again")
+        return
+    expected = list(tok.decode_stream(ids))
+    wrong = [k for k, (a, b) in enumerate(zip(got, expected, strict=True)) if a != b]
+    if not wrong:
+        print(f"all {len(expected)} answers agree: {''.join(got)!r}")
+    else:
+        k = wrong[0]
+        print(f"{len(wrong)} of {len(expected)} answers differ; the first at push {k}: expected {expected[k]!r}, "
+              f"yours {got[k]!r}")
+
+
+yours_beside_python("qwen2", qwen2, q_ids)
 
 # %% [markdown]
 # ## Watching ids arrive
@@ -249,86 +392,120 @@ mid_character_figure(VOCABS, TEXTS);
 #
 # ## What you can now explain
 #
-# - A piece is a token's bytes (`token_to_piece`), possibly part of a character; control tokens render as
-#   nothing unless `special` / `unparse_special` is set.
+# - A piece is a token's bytes, possibly part of a character: by type (control and unknown render as
+#   nothing, byte tokens are one byte, user-defined tokens their text) and by family (byte-level characters
+#   mapped back through the alphabet, with llama.cpp's `[UNK_BYTE_0x…]` marker for a stray character;
+#   `▁` as a space for SentencePiece).
 # - `llama_detokenize`'s rules: the SentencePiece leading-space strip applies to the first token (and is
 #   switched off when `remove_special` removed BOS), BOS/EOS are removed only when the vocabulary adds
 #   them, and `clean_spaces` runs three literal passes.
+# - UTF-8's structure: lead bytes and their lengths, continuation bytes, the narrower first continuation
+#   after `E0`, `ED`, `F0`, `F4`, and one U+FFFD per maximal invalid start.
 # - Why decoding each token alone puts `�` into the text, and how a streaming decoder avoids it: it holds
-#   the bytes of an unfinished character and emits them when the character is complete.
-# - Invalid bytes do not block a stream: they become U+FFFD as soon as they cannot start or continue a
-#   character; an unfinished character at the end becomes U+FFFD at `flush()`.
-# - llama-server does the same on its side (the lesson points at `validate_utf8`), which is why streamed
-#   chunks contain whole characters.
+#   the bytes of an unfinished character and emits them when the character is complete; invalid bytes
+#   become U+FFFD at once; an unfinished character at the end becomes U+FFFD at `flush()`.
+# - llama-server does the same on its side (its `validate_utf8`), which is why streamed chunks contain
+#   whole characters.
 
 # %% [markdown]
 # ## Exercises
 #
-# Write each function in the code cell under its statement, run that cell, then run the check below it.
-# The check calls your function on this lesson's examples and on many generated inputs (seeded, so the
-# same every time), compares each answer with gguftok's own, and shows the first input where they
-# differ: the input, the expected answer, yours, and for a list the first index that differs. Until you
-# write the body it says *not attempted*. `gguftok.exercises.show("NN.name")` prints a task again.
-# The solutions are in `solutions/lesson08.py` at the top of the repository.
+# Your own tokenizer lives in `mytok/`, a package of yours beside these notebooks, one module per
+# stage. This notebook's stage is [`mytok/detokenize.py`](mytok/detokenize.py):
+# open it in JupyterLab (click the link, or double-click the file in the file browser), write the
+# body of each function named below, save the file, and run its check. The check reads your file
+# again every time, so there is no need to restart the kernel, and nothing in this notebook ever
+# writes to it. It calls your function on this notebook's examples and on many generated inputs
+# (seeded, so the same every time), compares each answer with the reference, and shows the first
+# input where they differ, with a call you can copy to run that input again, whole. Until you
+# write a body it says *not attempted*. If you are stuck, the reference solutions are in
+# `solutions/mytok/` at the top of the repository.
 
 # %%
-from gguftok.exercises import check  # noqa: E402
-
+from gguftok.exercises import check, rerun  # noqa: E402
 
 # %% [markdown]
-# ### Exercise 08.held_back: how many bytes must wait
+# ### Exercise 08.piece: one token's bytes
 #
-# A streaming decoder prints what it can and holds back the bytes at the end of its input that could
-# still become a character. Write `held_back(data)` that returns how many bytes at the end of `data`
-# must wait. They are the start of a UTF-8 character that is valid so far but not complete:
+# Write `piece(text, token_type, model)`: the bytes of one token, as llama.cpp's `llama_token_to_piece`
+# gives them when special tokens are not written out. `text` is the token's text from
+# `tokenizer.ggml.tokens`; `model` is the file's `tokenizer.ggml.model` (`"gpt2"` for byte-level BPE,
+# `"llama"` for SentencePiece); `token_type` is the token's type once llama.cpp has loaded it, with the
+# codes of `tokenizer.ggml.token_type`: 1 normal, 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte,
+# 0 undefined (a token llama.cpp promoted to control when loading, such as an end-of-turn, is 3).
 #
-# - a lead byte announces the length: `C2`..`DF` two bytes, `E0`..`EF` three, `F0`..`F4` four
-#   (`C0`, `C1`, `F5`..`FF` never start a character, and ASCII is complete on its own);
-# - each following byte must be a continuation byte `80`..`BF`, with three exceptions right after the
-#   lead byte: after `E0` it must be `A0`..`BF`, after `F0` `90`..`BF`, after `F4` `80`..`8F`. (`ED A0`
-#   starts an encoded surrogate, which is never valid; Python's decoder still waits for its third byte
-#   and rejects it then, so `ED` has no exception here.)
+# - unknown, control, unused, undefined: nothing, `b""`;
+# - user-defined: the text as written, in UTF-8;
+# - byte: the text is `<0xNN>`, and the piece is that one byte;
+# - normal, model `"gpt2"`: every character stands for one byte of the byte-level alphabet of
+#   notebook 02; map it back with your `unicode_to_bytes()`. A character outside the alphabet (Command-R
+#   has such tokens) becomes llama.cpp's marker instead: `[UNK_BYTE_0x`, the character's UTF-8 bytes in
+#   lower-case hex, the whole token text, `]`;
+# - normal, any other model (`"llama"`, and `"gemma4"`, `"bert"`, `"t5"`, which also write a space as
+#   `▁`): the text with every `▁` replaced by a space, in UTF-8.
 #
-# So `held_back(b"ok \xf0\x9f")` is 2, `held_back(b"\xf0\x80")` is 0 (`80` cannot follow `F0`), and
-# a complete character held nothing. The check compares with what gguftok's `TextStream` (Python's
-# incremental UTF-8 decoder) holds after reading `data`, on the lesson's bytes and 300 random tails.
+# So `piece("Ġworld", 1, "gpt2")` is `b" world"` and `piece("ðŁ", 1, "gpt2")` is `b"\xf0\x9f"`,
+# half of an emoji. The check uses the tokens above and tokens of every type from all 19 vocabularies,
+# against gguftok's `Tokenizer.token_to_piece`.
+#
+# Write it in [`mytok/detokenize.py`](mytok/detokenize.py).
 
 # %%
-def held_back(data: bytes) -> int:
-    """How many bytes at the end of ``data`` are an unfinished (still possible) UTF-8 character.
-
-    >>> held_back(b"ok \\xf0\\x9f"), held_back("😀".encode())
-    (2, 0)
-    """
-    raise NotImplementedError
-
-
-# %%
-check("08.held_back", held_back)
-
+check("08.piece")
 
 # %% [markdown]
-# ### Exercise 08.stream_decode: decode a stream of pieces
+# ### Exercise 08.detokenize: ids back to bytes
 #
-# Write `stream_decode(pieces)`: the pieces (bytes) of tokens arrive one at a time; return, for each
-# piece, the text a streaming decoder prints when it arrives, then one more string: what it prints at the
-# end (an unfinished character becomes U+FFFD). So the answer has `len(pieces) + 1` strings, and invalid
-# bytes become U+FFFD as soon as they cannot be part of a character.
+# Write `detokenize(ids, texts, types, model, remove_space=False)`: the bytes of a list of ids, the `piece`
+# of each id joined. `texts` and `types` are the vocabulary's token texts and types, indexed by id, and
+# `model` is passed on to `piece`. With `remove_space`, one space is taken off the front of the *first
+# token's* piece, and only of that one: SentencePiece put a space in front of the text when encoding. When
+# the first token is BOS, whose piece is empty, nothing is removed and the space of a `▁Hello` after it
+# stays, as in llama.cpp. An id outside `0` to `len(texts) - 1` raises `IndexError` (a negative id too,
+# although `texts[-1]` would be the last token).
 #
-# Python's standard library has the decoder: `codecs.getincrementaldecoder("utf-8")(errors="replace")`;
-# call its `decode(piece)` for each piece and `decode(b"", final=True)` at the end. The check uses the
-# lesson's four pieces, 250 random streams with invalid bytes, and the pieces of a paragraph in Qwen2,
-# Llama 3 and Llama 2, against `gguftok.stream.TextStream`.
+# The result is bytes and need not be valid UTF-8. (llama.cpp then tidies spaces before punctuation for
+# most byte-level vocabularies, the `clean_spaces` pass above; that pass is not part of this function.)
+# The check uses a few ids of two small vocabularies, and random ids and encoded mixed-script texts of all
+# 19 vocabularies, with and without `remove_space`, against gguftok's `Tokenizer.decode_bytes` without
+# that clean-up.
+#
+# Write it in [`mytok/detokenize.py`](mytok/detokenize.py).
 
 # %%
-def stream_decode(pieces: list[bytes]) -> list[str]:
-    """The text printed after each piece, then at the end (``len(pieces) + 1`` strings).
+check("08.detokenize")
 
-    >>> stream_decode([b" \\xf0\\x9f", b"\\x98\\x80", b" ok"])
-    [' ', '😀', ' ok', '']
-    """
-    raise NotImplementedError
-
+# %% [markdown]
+# ### Exercise 08.StreamDecoder: a streaming UTF-8 decoder
+#
+# Write the class `StreamDecoder`: `push(data)` takes the next bytes of a stream and returns the text that
+# is now complete; `flush()` ends the stream, returns what is left and starts afresh. Between pushes keep
+# only the bytes of one unfinished character. The rules are those of Python's `decode("utf-8",
+# errors="replace")`, applied as the bytes arrive:
+#
+# - a byte `00`..`7F` is a character;
+# - a lead byte says how many continuation bytes (`80`..`BF`) follow: `C2`..`DF` one, `E0`..`EF` two,
+#   `F0`..`F4` three. Right after `E0` only `A0`..`BF` fits, after `ED` `80`..`9F`, after `F0` `90`..`BF`,
+#   after `F4` `80`..`8F`;
+# - a lead byte with all its continuation bytes is one character: its code point is the lead byte's low
+#   bits (5, 4 or 3 of them), then 6 bits from each continuation byte; `chr` gives the character;
+# - a byte that cannot start a character (`80`..`BF`, `C0`, `C1`, `F5`..`FF`) becomes one U+FFFD. A lead
+#   byte followed by a byte that does not fit becomes one U+FFFD together with the continuation bytes
+#   that did fit, and decoding goes on at the byte that did not fit (`F0 80` is two U+FFFD, `E4 B8 41`
+#   is U+FFFD then `A`);
+# - a start that is valid so far but runs into the end of the bytes waits for the next push. Python also
+#   waits after `ED` followed by `A0`..`BF` at the end, although nothing can complete it; the next bytes
+#   then decode by the rules above (`ED A0` gives two U+FFFD);
+# - `flush()`: a waiting start becomes one U+FFFD (`ED A0`: two).
+#
+# Write the rules yourself: a decoder that hands the work to Python (`codecs`, or `decode` with an
+# `errors=` handler) does not pass. The check pushes the bytes shown above, 300 random byte streams cut at
+# random places, and the pieces of mixed-script texts in five vocabularies, one token at a time, and
+# compares every answer with Python's incremental decoder
+# `codecs.getincrementaldecoder("utf-8")(errors="replace")`, which gguftok's `TextStream` uses. Then it
+# pushes 4,000 bytes one at a time and looks at what your decoder keeps.
+#
+# Write it in [`mytok/detokenize.py`](mytok/detokenize.py).
 
 # %%
-check("08.stream_decode", stream_decode)
+check("08.StreamDecoder")

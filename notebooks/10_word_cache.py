@@ -27,15 +27,19 @@
 # other words are rare; the frequency of the word of rank *r* falls roughly like 1/*r* (Zipf's law). Code
 # and chat prompts repeat even more: the same keywords, the same indentation, the same punctuation.
 #
-# This notebook counts the work the cache saves, on the lesson's made-up example first and on real text
-# after. Every figure here is a count (queue pops, hits, misses), never a time, so it comes out the same on
-# every machine.
+# This notebook looks at gguftok's cache, explains the rule it follows (keep the words used most recently),
+# has you write that cache in your own package, `mytok/cache.py`, and then counts the work it saves, on the
+# lesson's made-up example first and on real text after. Every figure here is a count (queue pops, hits,
+# misses, comparisons), never a time, so it comes out the same on every machine.
 
 # %%
+from collections import OrderedDict
 from pathlib import Path
 
 from gguftok import Tokenizer
 from gguftok.data import vocab_dir
+from gguftok.exercises import workspace
+from gguftok.models.bpe import merge_word
 from gguftok.viz.cache_view import (
     LESSON_LINE,
     LESSON_WORDS,
@@ -63,10 +67,10 @@ qwen2 = Tokenizer.from_gguf(vocab_dir() / "ggml-vocab-qwen2.gguf")
 # written in the text, to its list of ids. Encoding looks each word up first; on a hit it moves the word
 # to the recent end of the dictionary and returns the stored ids. On a miss it spells the word as the
 # merges do (byte-level, `Ġ` for a space, notebook 02), runs the merge queue, stores the result, and, if
-# the dictionary has grown past `cache_size`
-# entries, drops the entry at the old end: the word used **least recently** (an LRU cache). The size bounds
-# the memory however long the document; the default is 32,768 words (about 10 MB), and `Tokenizer(metadata,
-# cache_size=N)` (or `Tokenizer.from_gguf(path, cache_size=N)`) chooses another; 0 turns the cache off.
+# the dictionary has grown past `cache_size` entries, drops the entry at the old end: the word used
+# **least recently** (an LRU cache). The size bounds the memory however long the document; the default is
+# 32,768 words (about 10 MB), and `Tokenizer(metadata, cache_size=N)` (or `Tokenizer.from_gguf(path,
+# cache_size=N)`) chooses another; 0 turns the cache off.
 #
 # Here is a cache of four words after encoding a short sentence. It already held one word before the
 # sentence: loading the tokenizer encodes `"\n"` once to find the newline token (`Ċ`), as llama.cpp does,
@@ -85,18 +89,120 @@ for word, ids in small.model._cache.items():
 # Four entries, oldest first: the four words used most recently. The sentence made 1 hit, the second
 # `Ġthe` after the first (three other words in between, so it was still there); the second `Ġcat` missed,
 # because by then five newer words had pushed it out, and it was encoded again. `Ċ`, `the` (no space: the
-# first word of the text) and the others were evicted as newer words came
-# in. `simulate_lru` in `gguftok/viz/cache_view.py` replays the same policy on a list of words without
-# encoding anything, which is how the rest of this notebook counts hits and misses;
-# `tests/test_viz_cache.py` checks that it ends with the same cache contents as `BPEModel` itself. It
-# replays the spelled words; the spelling is one-to-one (`BPEModel.unspell` undoes it), so the hits and
-# misses are the same. Why the cache keeps words as written: a miss is rare once the cache is warm, and
-# spelling every word of the text (byte-level encoding, then cutting into words again) cost about a third
-# of the time of encoding warm English prose, where spelling only the misses costs next to nothing.
+# first word of the text) and the others were evicted as newer words came in.
+#
+# `simulate_lru` in `gguftok/viz/cache_view.py` replays the same policy on a list of words without encoding
+# anything, which is how the rest of this notebook counts hits and misses; it ends with the same cache
+# contents as `BPEModel` itself. It replays the spelled words; the spelling is one-to-one
+# (`BPEModel.unspell` undoes it), so the hits and misses are the same. Why the cache keeps words as
+# written: a miss is rare once the cache is warm, and spelling every word of the text (byte-level encoding,
+# then cutting into words again) cost about a third of the time of encoding warm English prose, where
+# spelling only the misses costs next to nothing.
 
 # %%
 run = simulate_lru(["Ċ", *plain_words(small, sentence)], 4)
 print(list(run.cache) == [small.model.spell(w) for w in small.model._cache], run.hits, "hits,", run.misses, "misses")
+
+# %% [markdown]
+# ## Least recently used, one call at a time
+#
+# A cache with a capacity answers two calls:
+#
+# - **get(word)**: if the word is there (a *hit*), return its ids and mark it as the most recently used;
+#   if not (a *miss*), say so (`None`).
+# - **put(word, ids)**: store the ids as the most recently used entry; if that makes one entry too many,
+#   drop the least recently used one.
+#
+# A tokenizer calls them in a fixed pattern: `get` every word; on a miss, encode the word and `put` the
+# result. Keeping the entries *in order of use* is all the bookkeeping there is. `collections.OrderedDict`
+# does it: it remembers the order in which keys went in, `move_to_end(key)` makes a key the newest, and
+# `popitem(last=False)` removes the oldest. Here are five words through such a dictionary by hand, capacity
+# 2, one line per call:
+
+# %%
+entries = OrderedDict()  # least recently used first
+capacity = 2
+for word in ["the", "cat", "the", "sat", "cat"]:
+    if word in entries:
+        entries.move_to_end(word)
+        print(f"get {word!r:6} hit   {list(entries)}")
+        continue
+    print(f"get {word!r:6} miss  {list(entries)}")
+    entries[word] = [len(word)]  # stand-in ids
+    if len(entries) > capacity:
+        entries.popitem(last=False)
+    print(f"put {word!r:6}       {list(entries)}")
+
+# %% [markdown]
+# The second `the` is a hit and moves to the newest end, so when `sat` comes in it is `cat` that goes, and
+# the last `cat` misses. With a plain first-in-first-out rule, `the` would have gone instead, although it
+# had just been used.
+#
+# ### Why a dictionary, and not a list
+#
+# A list in order of use would follow the same rule, but to find a word in a list Python compares it with
+# the entries one by one, from the start. A dictionary computes the word's hash and goes straight to its
+# slot: about one comparison, however many entries there are. A tokenizer looks up every word of every text,
+# with tens of thousands of words in its cache, so this is the difference between a cache that saves work
+# and one that costs more than it saves. To see it, give the keys a way to count the comparisons made on
+# them:
+
+# %%
+compared = [0]
+
+
+class Counted(str):
+    """A string that counts every == done on it."""
+
+    def __eq__(self, other):
+        compared[0] += 1
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
+words = [Counted(f"word{k}") for k in range(10_000)]
+as_list, as_dict = list(words), dict.fromkeys(words)
+for name, table in [("list", as_list), ("dictionary", as_dict)]:
+    compared[0] = 0
+    found = Counted("word9000") in table  # an equal string, not the same object
+    print(f"{name:>10}: found={found}, {compared[0]:,} comparison{'' if compared[0] == 1 else 's'}")
+
+# %% [markdown]
+# Nine thousand and one comparisons against one. The check of your cache makes the same measurement: it fills
+# a cache with 512 words, then makes 1,500 gets and puts with keys that count their comparisons and hashes,
+# and a cache that needs more than 20 per call on average does not pass.
+#
+# ## Now write it: `mytok/cache.py`
+#
+# Open [`mytok/cache.py`](mytok/cache.py), your package's module for this stage. It has two things to
+# write, each with its check at the end of this notebook:
+#
+# - the class `LRUCache(capacity)`, with `get`, `put`, `keys()` (least recently used first), `len()`, and the
+#   counters `hits` and `misses` of the `get` calls;
+# - `encode_words(words, encode, cache)`: the tokenizer's loop around it, `get` each word and, on a miss,
+#   `encode` it and `put` the ids.
+#
+# Notebook 12's tokenizer puts your `LRUCache` in front of your merge queue. The cell below runs this
+# notebook's sentence through your class beside `simulate_lru`; it reads your file afresh each time it runs.
+
+# %%
+def replay(cls, words, capacity):
+    """Get each word from ``cls(capacity)``, put it on a miss: (hits, misses, keys at the end)."""
+    cache = cls(capacity)
+    for w in words:
+        if cache.get(w) is None:
+            cache.put(w, [len(w)])
+    return cache.hits, cache.misses, cache.keys()
+
+
+words = plain_words(qwen2, sentence)
+reference = simulate_lru(words, 4)
+print("simulate_lru:", (reference.hits, reference.misses, list(reference.cache)))
+try:
+    print("yours:       ", replay(workspace.load("cache").LRUCache, words, 4))
+except NotImplementedError:
+    print("yours:        LRUCache is not written yet in mytok/cache.py")
 
 # %% [markdown]
 # ## The lesson's example: one line of code, fifty times
@@ -139,8 +245,33 @@ step_counts_view(lesson_runs)
 # one-letter tokens. With the cache only the first occurrence of each distinct word runs the queue: 3
 # (`Ġint`) + 5 (`Ġvalue`) + 6 (`Ġreturn`) + 2 (`Ġ+=`) + 1 each for `Ġi`, `Ġ=`, `Ġ0` = 19.
 #
-# Three details decide whether the count matches, and the other two rows show what happens when one of them
-# changes:
+# Your `encode_words` can make the same count. Give it an `encode` that runs the merge queue and adds up its
+# pops, and a cache of 10,000 words (the lesson's size); the ids must be those of the whole tokenizer:
+
+# %%
+spent = [0]
+
+
+def encode_counting(word):
+    """The lesson vocabulary's ids for one (spelled) word, adding its queue pops to ``spent``."""
+    steps = []
+    symbols = merge_word(word, lesson.model.ranks, trace=steps)
+    spent[0] += len(steps)
+    return lesson.model.symbol_ids(symbols)
+
+
+try:
+    mine = workspace.load("cache")
+    cache = mine.LRUCache(10_000)
+    ids = mine.encode_words(plain_words(lesson, lesson_text()), encode_counting, cache)
+    print(f"{spent[0]:,} pops, {cache.hits:,} hits, {cache.misses:,} misses, {len(ids):,} ids; "
+          f"the same ids as the tokenizer: {ids == lesson.encode(lesson_text(), add_special=False)}")
+except NotImplementedError:
+    print("encode_words or LRUCache is not written yet in mytok/cache.py")
+
+# %% [markdown]
+# Three details decide whether the count matches, and the other two rows of the table show what happens when
+# one of them changes:
 #
 # - **The split.** The lesson cuts words with the pattern `` ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)``,
 #   GPT-2's pre-tokenizer without its contractions and its final `\s+`; on this text neither of those can
@@ -172,10 +303,10 @@ code = plain_words(qwen2, notebook_text(sources, "code"))
 frequency_view(prose, top=15)
 
 # %% [markdown]
-# Zipf's law in miniature: the top few words, `Ġthe`, the comma, the newline, `Ġa`, `Ġand`, are each a few
-# percent of all words, and about half of the distinct words occur exactly once. A cache can never help a
-# word the first time it appears, so the share of first occurrences is the ceiling on what any cache can
-# save; the frequent words are what it does save.
+# Zipf's law in miniature: the top few words, articles, commas, newlines, are each a few percent of all
+# words, and a large share of the distinct words occur exactly once (the line under the table counts them).
+# A cache can never help a word the first time it appears, so the share of first occurrences is the ceiling
+# on what any cache can save; the frequent words are what it does save.
 
 # %%
 frequency_view(code, top=15)
@@ -191,15 +322,15 @@ hit_rate_figure({"notebook prose": prose, "notebook code": code});
 
 # %% [markdown]
 # The curves climb quickly and then flatten against the dashed line, the unbounded cache, whose misses are
-# exactly the first occurrences. The code climbs earlier: its repeats come close together (the same
-# names and punctuation within a few lines), so a small cache already catches them. It flattens lower only
-# because the sample is short: about a fifth of the prose's words (both counts are under the tables above)
-# leave less room for repeats, so a larger share of its words are first occurrences. A cache of a few hundred words already catches most of what can be caught
-# in these texts, and at 10,000 words (the lesson's size) the cache is effectively unbounded for any single
-# prompt of this size: it only starts to evict on long documents with a large vocabulary of their own, which
-# is when the bound on memory matters. gguftok's default is 32,768 words because of one such document: the
-# benchmark's megabyte of many scripts (`bench/texts.py`) has 19,198 distinct words, and with 10,000 a second
-# pass over it still missed 18,424 times (`simulate_lru` counts it; the first pass: 19,538).
+# exactly the first occurrences. The code's repeats come close together (the same names and punctuation
+# within a few lines), so a small cache already catches them; its sample is much shorter than the prose
+# (both counts are in the legend), which leaves less room for repeats. A cache of a few hundred words
+# already catches most of what can be caught in these texts, and at 10,000 words (the lesson's size) the
+# cache is effectively unbounded for any single prompt of this size: it only starts to evict on long
+# documents with a large vocabulary of their own, which is when the bound on memory matters. gguftok's
+# default is 32,768 words because of one such document: the benchmark's megabyte of many scripts
+# (`bench/texts.py`) has 19,198 distinct words, and with 10,000 a second pass over it still missed 18,424
+# times (`simulate_lru` counts it; the first pass: 19,538).
 #
 # A hit rate is not a speed-up: a hit still costs a dictionary lookup and a miss costs a merge queue whose
 # length depends on the word. How much time the cache saves is measured in `bench/bench_encode.py`, which
@@ -219,9 +350,9 @@ cache_explorer(prose)
 
 # %% [markdown]
 # The same views as text, for three sizes. The marks are a snapshot after the last word: with 4 entries
-# nearly every word has been pushed out, even `Ġthe` and the comma, which come back every few dozen words.
-# With 64 the common words mostly stay (the snapshot happens to catch `Ġthe` out: the last stretch of
-# prose went through more than 64 other distinct words since its last use); with 1,024 all of them do.
+# nearly every word has been pushed out, even the most frequent ones, which come back every few dozen words.
+# With 64 most of the common words stay, though a word whose last use lies more than 64 distinct words back
+# is out at the moment of the snapshot; with 1,024 the common words all stay.
 
 # %%
 for size in (4, 64, 1024):
@@ -234,79 +365,73 @@ for size in (4, 64, 1024):
 # - BPE encodes each word independently, so a word's ids can be stored and reused: that is the word cache.
 # - It works because words repeat: a few words make up much of any text (Zipf's law), and in code the
 #   repeats come close together, so even a small cache catches them.
-# - gguftok's `BPEModel` keeps an LRU `OrderedDict` of word -> ids, `cache_size` entries (10,000 by default,
+# - An LRU cache keeps its entries in order of use: a hit moves the word to the newest end, a new word goes
+#   in there, and past the capacity the oldest goes. An `OrderedDict` does each step in one dictionary
+#   operation; a list would compare a word with every entry before it.
+# - gguftok's `BPEModel` keeps such a cache of word -> ids, `cache_size` entries (32,768 by default,
 #   `Tokenizer(..., cache_size=N)`, 0 for none). Loading a tokenizer already puts `Ċ` in it.
 # - On the lesson's repeated line of code, counted with `merge_word`'s trace, the cache cuts 1,747 queue
 #   pops to 19 (841 hits out of 851 words), exactly as in the lesson when the words are split as the
 #   lesson splits them; Qwen2's digit rule gives 1,647 and 18 instead.
-# - On this workbook's own prose, Qwen2's words hit an LRU cache about two times in three at 256 entries
-#   and reach the unbounded ceiling well before 10,000. Hit rates are counts; the time saved is measured in
-#   `bench/bench_encode.py`.
+# - On this workbook's own prose, a cache of a few hundred words already comes close to the unbounded
+#   ceiling (the table above). Hit rates are counts; the time saved is measured in `bench/bench_encode.py`.
 
 # %% [markdown]
 # ## Exercises
 #
-# Write each function in the code cell under its statement, run that cell, then run the check below it.
-# The check calls your function on this lesson's examples and on many generated inputs (seeded, so the
-# same every time), compares each answer with gguftok's own, and shows the first input where they
-# differ: the input, the expected answer, yours, and for a list the first index that differs. Until you
-# write the body it says *not attempted*. `gguftok.exercises.show("NN.name")` prints a task again.
-# The solutions are in `solutions/lesson10.py` at the top of the repository.
+# Your own tokenizer lives in `mytok/`, a package of yours beside these notebooks, one module per
+# stage. This notebook's stage is [`mytok/cache.py`](mytok/cache.py):
+# open it in JupyterLab (click the link, or double-click the file in the file browser), write the
+# body of each function named below, save the file, and run its check. The check reads your file
+# again every time, so there is no need to restart the kernel, and nothing in this notebook ever
+# writes to it. It calls your function on this notebook's examples and on many generated inputs
+# (seeded, so the same every time), compares each answer with the reference, and shows the first
+# input where they differ, with a call you can copy to run that input again, whole. Until you
+# write a body it says *not attempted*. If you are stuck, the reference solutions are in
+# `solutions/mytok/` at the top of the repository.
 
 # %%
-from gguftok.exercises import check  # noqa: E402
-
+from gguftok.exercises import check, rerun  # noqa: E402
 
 # %% [markdown]
-# ### Exercise 10.lru_replay: replay a least-recently-used cache
+# ### Exercise 10.LRUCache: a least-recently-used cache
 #
-# Write `lru_replay(words, size)` that replays word lookups through an LRU cache of at most `size` words
-# and returns `(hits, misses, cached)`, `cached` being the words left in the cache, least recently used
-# first. A hit moves the word to the recent end; a miss adds it there and, when the cache then holds more
-# than `size` words, drops the least recently used one. `size=0` caches nothing; `size=None` never
-# drops anything. (`collections.OrderedDict` has `move_to_end` and `popitem(last=False)`.)
+# Write the class `LRUCache`: `LRUCache(capacity)` starts empty with `hits` and `misses` at 0;
+# `get(key)` returns the stored value and makes the entry the most recently used (a hit), or returns
+# `None` (a miss); `put(key, value)` stores the value as the most recently used entry, replacing an
+# older value of the same key, and then, if the cache holds more than `capacity` entries, drops the
+# least recently used one; `keys()` lists the keys least recently used first; `len(cache)` counts
+# the entries. Capacity 0 stores nothing.
 #
-# The check uses the notebook's sentence with a cache of 4, 150 random word sequences with sizes None, 0
-# to 8, and Qwen2's words for two sentences, against `gguftok.viz.cache_view.simulate_lru`, which replays
-# `BPEModel.word_ids`'s own policy.
+# The check replays 4 short scripts, 150 random ones (up to 9 words, capacities 0 to 8) and Qwen2's
+# own lookups for two sentences (capacities 1, 4 and 16) through your class and through an
+# independent `OrderedDict` cache, comparing after every call what it returned, `hits`, `misses`,
+# `len` and `keys()`. `case_args("10.LRUCache", n)` (from `gguftok.exercises`) gives the capacity
+# and the calls of case `n`.
+# Then it measures the cost: a cache of 512 words, 1,500 gets and puts, with
+# keys that count each `==` and `hash()` done on them; more than 20 per call on average
+# means the entries are being searched one by one.
+#
+# Write it in [`mytok/cache.py`](mytok/cache.py).
 
 # %%
-def lru_replay(words: list[str], size: int | None) -> tuple[int, int, list[str]]:
-    """``(hits, misses, cached words oldest first)`` after looking ``words`` up in an LRU cache of ``size``.
-
-    >>> lru_replay(["a", "b", "a", "c", "b"], 2)
-    (1, 4, ['c', 'b'])
-    """
-    raise NotImplementedError
-
-
-# %%
-check("10.lru_replay", lru_replay)
+check("10.LRUCache")
 
 # %% [markdown]
-# ### Exercise 10.cached: a word cache around an encoder
+# ### Exercise 10.encode_words: the cache in front of an encoder
 #
-# Now the cache itself. Write `cached(encode, size)` that returns a new function: called with a word, it
-# returns `encode(word)`, but it calls `encode` only on a miss and remembers at most `size` words, least
-# recently used out first (`size=0`: remember nothing, `size=None`: no limit), like `BPEModel.word_ids`.
+# Write `encode_words(words, encode, cache)`: the ids of all the words, one word after the other. Look
+# each word up once with `cache.get`; on a miss, call `encode(word)` for its ids and `cache.put` them,
+# so that `encode` runs only when the cache does not have the word.
 #
-# The check wraps a small encoder that counts its calls and, for each word, records the ids returned
-# and whether `encode` was called (a miss) or not (a hit). It uses the same word sequences as the
-# exercise above; the expected hits and misses come from `gguftok.viz.cache_view.simulate_lru`.
+# The check hands your function an `encode` that records the words it is called with (its ids are the
+# characters' code points) and a cache of its own (an `OrderedDict` LRU, not your class, so this check
+# does not depend on the one above). What it compares is the tuple `(ids, words encoded, hits,
+# misses, keys at the end)`, so a first difference at index 1 is about the words your function
+# encoded. Cases: 3 of this notebook, 120 random word lists (capacities 0 to 8) and Qwen2's words for
+# the lesson's line of code.
+#
+# Write it in [`mytok/cache.py`](mytok/cache.py).
 
 # %%
-from collections.abc import Callable  # noqa: E402
-
-
-def cached(encode: Callable[[str], list[int]], size: int | None) -> Callable[[str], list[int]]:
-    """``encode`` with an LRU cache of at most ``size`` words (None: unbounded, 0: none).
-
-    >>> fast = cached(lambda w: [len(w)], 2)
-    >>> fast("hello"), fast("hello")
-    ([5], [5])
-    """
-    raise NotImplementedError
-
-
-# %%
-check("10.cached", cached)
+check("10.encode_words")

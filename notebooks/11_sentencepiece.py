@@ -29,10 +29,11 @@
 # | `rwkv` | RWKV | greedy longest match on raw bytes |
 # | `plamo2` | PLaMo-2 | best-scoring split over a byte-fallback vocabulary |
 #
-# Most of this notebook is about SentencePiece (SPM). It is the family of Llama 1 and 2, Mistral and Phi-3.
-# At the end there is a short look at the others. Every id and every count printed here comes from `gguftok`
-# running on the vocabulary files. The same Llama 2 example was checked against llama.cpp itself (the pinned
-# llama-cpp-python 0.3.36 build), and the ids agree.
+# Most of this notebook is about SentencePiece (SPM). It is the family of Llama 1 and 2, Mistral and Phi-3,
+# and the second family your own tokenizer handles: in the middle of the notebook you write it in
+# `mytok/sentencepiece.py`. At the end there is a short look at the others. Every id and every count printed
+# here comes from `gguftok` running on the vocabulary files. The same Llama 2 example was checked against
+# llama.cpp itself (the pinned llama-cpp-python 0.3.36 build), and the ids agree.
 
 # %%
 from gguftok import Tokenizer
@@ -169,6 +170,123 @@ for text in ["Hello wörld 😀", "我们今天去公园散步。"]:
     print()
 
 # %% [markdown]
+# ## What the merge is given: escaped text
+#
+# The merge never sees the text as typed. Before it, the tokenizer does two things to every piece of raw
+# text that the special-token partition leaves (notebook 06):
+#
+# 1. **The prefix.** If the piece comes first, or right after a special token, it gets one space in front.
+#    The key `tokenizer.ggml.add_space_prefix` turns this off when it is `false`; when the file does not
+#    have the key (Llama 2's has not, the cell below shows), it is on.
+# 2. **The escape.** Every space becomes `▁` (U+2581, "lower one eighth block"). Nothing else changes: a
+#    tab, a newline, an accent stay as they are.
+#
+# `gguftok.viz.families_view.spm_escape` does both, for a piece that gets the prefix:
+
+# %%
+from gguftok.viz.families_view import spm_escape  # noqa: E402
+
+print("add_space_prefix in the file:", "tokenizer.ggml.add_space_prefix" in llama_spm.vocab.md)
+for text in ["Hello world", "  Hi", "a\tb\nc", ""]:
+    print(f"{text!r:>15} -> {spm_escape(text)!r}")
+
+# %% [markdown]
+# Your tokenizer in notebook 12 does the same, and hands each escaped piece to the function you write below,
+# `spm_encode`, with the vocabulary in two tables read from the file: `token_ids`, each token's text to its
+# id (from `tokenizer.ggml.tokens`), and `scores`, each id's score (`tokenizer.ggml.scores`), plus the id of
+# the unknown token (`tokenizer.ggml.unknown_token_id`). The ids of the escaped pieces, one after the other,
+# are the tokenizer's ids. For `<s>Hi<s> there` (with `parse_special=True`) the pieces are `Hi` and
+# ` there`, both after a special token:
+
+# %%
+md = llama_spm.vocab.md
+token_ids = {text: i for i, text in enumerate(md["tokenizer.ggml.tokens"])}
+scores = [float(s) for s in md["tokenizer.ggml.scores"]]  # gguftok reads this array as NumPy
+unk_id = md["tokenizer.ggml.unknown_token_id"]
+print(len(token_ids), "tokens; unknown token:", unk_id, repr(md["tokenizer.ggml.tokens"][unk_id]))
+for piece in ["Hi", " there"]:
+    escaped = spm_escape(piece)
+    print(f"{piece!r:>8} -> {escaped!r:>10} -> {llama_spm.model.encode(escaped.encode())}")
+print("the whole text:", llama_spm.encode("<s>Hi<s> there", add_special=False, parse_special=True))
+
+# %% [markdown]
+# ## llama.cpp's SentencePiece session
+#
+# `spm_steps_view` above scans every pair again before each merge. llama.cpp (`llm_tokenizer_spm_session` in
+# `llama-vocab.cpp`) makes the same merges with a queue, like notebook 05's, with three differences:
+#
+# - **The order.** The pair whose token has the highest **score** comes out first (notebook 05: the lowest
+#   rank); on equal scores, the leftmost pair.
+# - **What may merge.** Any two neighbours whose concatenation is a token, of any type. There is no merge
+#   list: the vocabulary itself says what can join.
+# - **What goes in.** At the start, every pair of neighbouring characters that together spell a token; after
+#   each merge, the two pairs the new symbol forms with its neighbours, again only if they spell a token.
+#   An entry whose symbols have changed since it went in is stale and skipped when it comes out, exactly as
+#   in notebook 05.
+#
+# When the queue is empty, each symbol left is emitted in order: a symbol that is a token gives its id.
+# Every merge made a token, so a symbol that is not one is a single character that never merged. (llama.cpp's
+# emitting function, `resegment`, has a branch that would split such a symbol back into the two it was made
+# from, using a table of merges it calls `rev_merge`; since a merge only ever makes a token, that branch is
+# never taken.) Such a character is written as its UTF-8 bytes, each byte the token `<0xNN>`, `NN` its
+# value in upper-case hex. If a vocabulary has no `<0xNN>` token for a byte, llama.cpp tries the byte alone
+# as a one-character token and, failing that, stops with an error; your `spm_encode` gives the unknown token
+# there instead, so that it always has an answer.
+#
+# Here are the symbols the merge leaves for the earlier example on the real vocabulary, and what each becomes:
+
+# %%
+from gguftok.models.spm import spm_merge  # noqa: E402
+
+symbols = spm_merge(spm_escape("Hello wörld 😀").encode(), llama_spm.model.bytes_to_id, scores)
+for sym in symbols:
+    tid = token_ids.get(sym.decode())
+    if tid is not None:
+        print(f"{sym.decode()!r:>9}: token {tid}")
+    else:
+        fallback = [f"<0x{b:02X}>" for b in sym]
+        print(f"{sym.decode()!r:>9}: no token; its bytes {fallback} -> {[token_ids[t] for t in fallback]}")
+
+# %% [markdown]
+# `ör` is a token of Llama 2, so `ö` merged; the emoji has no token and no pair around it is one, so its
+# four bytes come out as four byte tokens, each id the byte plus 3.
+#
+# ## Now write it: `mytok/sentencepiece.py`
+#
+# Open [`mytok/sentencepiece.py`](mytok/sentencepiece.py), your package's module for this stage. It has two
+# functions to write, each with its check at the end of this notebook:
+#
+# - `spm_merge(text, token_ids, scores)`: the merge, highest score first and leftmost on ties, returning the
+#   symbols left. A plain loop that scans every pair again gives the same symbols; the queue is how llama.cpp
+#   does it, and `heapq` with `(-score, position, ...)` entries gives you the highest score first;
+# - `spm_encode(text, token_ids, scores, unk_id)`: your merge, then the ids, with the byte fallback.
+#
+# The checks use the toy vocabulary with an unknown token added after the byte tokens (id 274), as these
+# three names:
+
+# %%
+from gguftok.exercises.lesson11 import toy_ids  # noqa: E402
+
+TOY_IDS, TOY_SCORES, TOY_UNK = toy_ids()
+print(len(TOY_IDS), "tokens;", "<unk> is", TOY_UNK)
+
+# %% [markdown]
+# The cell below runs your `spm_encode` beside gguftok's tokenizer on a few texts of the real Llama 2
+# vocabulary, escaped as above. It reads your file afresh each time it runs.
+
+# %%
+from gguftok.exercises import workspace  # noqa: E402
+
+for text in ["Hello world", "Hello wörld 😀", "  Hi", "Tokenizers are unbelievable."]:
+    expected = llama_spm.encode(text, add_special=False)
+    try:
+        yours = workspace.load("sentencepiece").spm_encode(spm_escape(text), token_ids, scores, unk_id)
+    except NotImplementedError:
+        yours = "not written yet in mytok/sentencepiece.py"
+    same = "" if isinstance(yours, str) else ("  same" if yours == expected else "  DIFFERENT")
+    print(f"{text!r:>32}: gguftok {expected}\n{'':>32}  yours   {yours}{same}")
+
+# %% [markdown]
 # ## WordPiece: BERT (`bert-bge`)
 #
 # WordPiece works word by word. First the text is cut into words: lower-cased, accents removed, and every
@@ -267,10 +385,13 @@ family_view(TOKS["llama-spm"], "Hello wörld 😀", title="llama-spm")
 # ## What you can now explain
 #
 # - SentencePiece BPE has no merge list: it merges the neighbouring pair whose token scores highest,
-#   leftmost on ties, so merges do not run left to right.
+#   leftmost on ties, so merges do not run left to right. llama.cpp keeps the candidate pairs in a queue and
+#   skips stale entries, as the BPE merge queue does.
 # - Spaces are `▁`, one `▁` goes in front of the text and in front of every raw fragment after a special
-#   token, and decoding removes only the first one (and not after `<s>`).
+#   token (unless `tokenizer.ggml.add_space_prefix` is false), and decoding removes only the first one (and
+#   not after `<s>`). The merge itself only ever sees escaped text.
 # - A character with no token becomes its UTF-8 bytes as `<0xXX>` tokens; in Llama 2, byte *b* is id *b* + 3.
+#   Every merge makes a token, so only single characters ever need this.
 # - WordPiece lower-cases, strips accents, splits punctuation, then matches the longest token greedily and
 #   adds `[CLS]`/`[SEP]`.
 # - Unigram normalises with the file's character map, then picks the best-scoring split.
@@ -279,68 +400,53 @@ family_view(TOKS["llama-spm"], "Hello wörld 😀", title="llama-spm")
 # %% [markdown]
 # ## Exercises
 #
-# Write each function in the code cell under its statement, run that cell, then run the check below it.
-# The check calls your function on this lesson's examples and on many generated inputs (seeded, so the
-# same every time), compares each answer with gguftok's own, and shows the first input where they
-# differ: the input, the expected answer, yours, and for a list the first index that differs. Until you
-# write the body it says *not attempted*. `gguftok.exercises.show("NN.name")` prints a task again.
-# The solutions are in `solutions/lesson11.py` at the top of the repository.
+# Your own tokenizer lives in `mytok/`, a package of yours beside these notebooks, one module per
+# stage. This notebook's stage is [`mytok/sentencepiece.py`](mytok/sentencepiece.py):
+# open it in JupyterLab (click the link, or double-click the file in the file browser), write the
+# body of each function named below, save the file, and run its check. The check reads your file
+# again every time, so there is no need to restart the kernel, and nothing in this notebook ever
+# writes to it. It calls your function on this notebook's examples and on many generated inputs
+# (seeded, so the same every time), compares each answer with the reference, and shows the first
+# input where they differ, with a call you can copy to run that input again, whole. Until you
+# write a body it says *not attempted*. If you are stuck, the reference solutions are in
+# `solutions/mytok/` at the top of the repository.
 
 # %%
-from gguftok.exercises import check  # noqa: E402
-
+from gguftok.exercises import check, rerun  # noqa: E402
 
 # %% [markdown]
 # ### Exercise 11.spm_merge: merge by score
 #
-# Write `spm_merge(text, scores)`, SentencePiece's merge loop: start with one symbol per character of
-# `text` (spaces are already `▁`); as long as some pair of neighbours together spells a token of `scores`
-# (a dictionary token text -> score), merge the pair whose token has the **highest score**, the
-# **leftmost** on ties; return the symbols left.
+# Write `spm_merge(text, token_ids, scores)`, SentencePiece's merge: start with one symbol per
+# character of `text` (its spaces are already `▁`); as long as two neighbouring symbols together spell
+# a token (a key of `token_ids`), merge the pair whose token has the **highest score**
+# (`scores[token_ids[pair]]`), the **leftmost** on ties; return the symbols left. llama.cpp does it with
+# a queue of pairs and skips the entries that have gone stale, as notebook 05 did with ranks.
 #
-# The check uses this notebook's toy vocabulary (`TOY_SCORES`, its 18 scored tokens) on the lesson's
-# words and 100 random ones, 150 random vocabularies with many equal scores, and the real Llama 2 scores,
-# against `gguftok.models.spm.spm_merge` (a priority queue; a plain loop that rescans every pair gives
-# the same answers).
+# The check uses the toy vocabulary (`TOY_IDS, TOY_SCORES`) on this notebook's texts and 100 random
+# ones, 150 small random vocabularies with many equal scores, and Llama 2's real vocabulary on the
+# words and the whole texts of llama.cpp's own test file, against `gguftok.models.spm.spm_merge`.
+#
+# Write it in [`mytok/sentencepiece.py`](mytok/sentencepiece.py).
 
 # %%
-def spm_merge(text: str, scores: dict[str, float]) -> list[str]:
-    """Characters of ``text`` merged pair by pair, highest-scoring token first (ties: leftmost).
-
-    >>> spm_merge("▁Hello", {"▁H": -9.0, "▁He": -7.0, "lo": -5.0, "▁Hel": -6.8, "▁Hello": -3.0})
-    ['▁Hello']
-    """
-    raise NotImplementedError
-
-
-# %%
-check("11.spm_merge", spm_merge)
-
+check("11.spm_merge")
 
 # %% [markdown]
-# ### Exercise 11.spm_encode: the toy SentencePiece encoder
+# ### Exercise 11.spm_encode: SentencePiece, whole: merge, then ids with byte fallback
 #
-# Put SentencePiece together on the toy vocabulary. `texts` and `scores` are parallel lists
-# (`TOY_TEXTS, TOY_SCORES = toy_spm_vocab()`: 18 scored tokens, then the 256 byte tokens `<0x00>`..
-# `<0xFF>`). Write `spm_encode(text, texts, scores)` that returns the token texts:
+# Write `spm_encode(text, token_ids, scores, unk_id)`: merge `text` with your `spm_merge`, then give
+# each symbol its id. A symbol that is not a token (a character of no token at all, since every merge
+# makes a token) becomes its UTF-8 bytes, one `<0xNN>` token per byte with the byte in upper-case hex
+# (`é` is `<0xC3>` `<0xA9>`); a byte whose `<0xNN>` token the vocabulary lacks becomes `unk_id`.
 #
-# 1. replace every space with `▁` and put one `▁` in front;
-# 2. merge with your `spm_merge`, using only the tokens that are not byte tokens;
-# 3. a symbol that is a token stays; any other symbol becomes one `<0xXX>` token per UTF-8 byte
-#    (upper-case hex).
+# The check uses the toy vocabulary (`TOY_IDS, TOY_SCORES`) on this notebook's texts and 100 random
+# ones, the toy vocabulary without its non-ASCII byte tokens on 40 more, and the real Llama 2 and Phi-3
+# vocabularies: words and whole texts of llama.cpp's own test files, escaped as the tokenizer escapes
+# them, and 30 random texts in many scripts each. The expected ids are those of
+# `gguftok.models.spm.SPMModel`, which are llama.cpp's.
 #
-# The check uses the lesson's two texts, an emoji, and 150 random texts, against gguftok's
-# `SPMModel` (`gguftok.viz.families_view.toy_spm_encode`).
+# Write it in [`mytok/sentencepiece.py`](mytok/sentencepiece.py).
 
 # %%
-def spm_encode(text: str, texts: list[str], scores: list[float]) -> list[str]:
-    """SentencePiece on a toy vocabulary: ``▁`` for spaces and in front, merge by score, byte fallback.
-
-    >>> spm_encode("Hello wörld", TOY_TEXTS, TOY_SCORES)
-    ['▁Hello', '▁w', '<0xC3>', '<0xB6>', 'r', 'ld']
-    """
-    raise NotImplementedError
-
-
-# %%
-check("11.spm_encode", spm_encode)
+check("11.spm_encode")

@@ -14,31 +14,175 @@
 # ---
 
 # %% [markdown]
-# # 12 · The whole tokenizer in one object
+# # 12 · Your tokenizer, assembled and graded
 #
-# Notebooks 01 to 11 took the tokenizer apart: the metadata, the byte map, merge ranks, pre-tokenizer
-# regexes, the merge queue, special tokens, BOS/EOS rules, streaming, conformance, the word cache and the
-# other families. Here it is put back together. `gguftok.Tokenizer` is one object built from a GGUF file's
-# `tokenizer.ggml.*` keys, and its `encode` gives the same ids as llama.cpp's `llama_tokenize`.
+# Notebooks 01 to 11 each had you write one stage of a tokenizer in your own package, `mytok/`. Here you put
+# the stages together into one class, `GgufTokenizer`, that reads a GGUF file and encodes text, and grade it
+# against llama.cpp on real vocabularies: its own recorded test cases, a differential fuzz and a round trip.
 #
-# The lesson's Project 17 ends with a small test program run against a synthetic vocabulary. We run the
-# same checks with gguftok, then map the pipeline, follow one text through it, and compare with
-# llama.cpp's recorded answers.
+# **After this notebook you can**
+#
+# - assemble a working tokenizer from its stages: special tokens, pre-tokenizer, byte map, merge queue, word
+#   cache for byte-level BPE; space escaping and score-ordered merges for SentencePiece;
+# - grade it against llama.cpp's own test files on thirteen vocabularies, and rerun the first mismatch;
+# - build a chat prompt that no user message can forge.
+#
+# A stage you have not written yet is taken from the reference solution, and the scoreboard says so: the
+# capstone works at any point of the course, and every stage you have written is the one it uses.
 
 # %%
-from gguftok import Tokenizer
-from gguftok.data import vocab_dir
-from gguftok.viz.families_view import load_all
-from gguftok.viz.project_view import (
-    ALPHABET,
+from gguftok.exercises.capstone import GRADED, assemble, grade
+from gguftok.viz.scoreboard_view import mismatch_view, parts_table, scoreboard, scoreboard_widget
+
+parts_table(assemble().parts)
+
+# %% [markdown]
+# ## How the stages fit
+#
+# `GgufTokenizer(md)` starts from the dictionary your `metadata.read_metadata` (01) returns and keeps what
+# encoding needs: the token texts and types, `special.special_tokens(md)` (06), BOS and EOS from `bos_eos`
+# (07), and per family:
+#
+# - **byte-level BPE** (`tokenizer.ggml.model` is `"gpt2"`): the rank table `merges.merge_ranks` (03), the
+#   regexes `pretokenize.regexes_for(pre)` (04), whether the `pre` value looks whole words up first
+#   (`IGNORE_MERGES`, given in the file, notebook 05) and a `cache.LRUCache` (10);
+# - **SentencePiece** (`"llama"`): the scores, the unknown token and `tokenizer.ggml.add_space_prefix`.
+#
+# `encode(text, add_special, parse_special)` then runs the pipeline:
+#
+# 1. BOS first, when `add_special` is on and the file asks for it;
+# 2. `special.partition(text, specials, parse_special)` cuts the special tokens out: an `int` is a finished
+#    id, a `str` a piece of text still to encode;
+# 3. byte-level BPE: each piece is cut into words by `pretokenize.split`, each word becomes bytes and then
+#    the byte alphabet (`bytemap.encode_bytes`, 02), and `merge_queue.word_ids` (05) gives its ids, through
+#    the cache;
+# 4. SentencePiece: a space is put before the first piece and before every piece that follows a special
+#    token (when `add_space_prefix` is on), every space becomes `▁`, and `sentencepiece.spm_encode` (11)
+#    gives the ids;
+# 5. EOS last, when `add_special` is on and the file asks for it.
+#
+# `decode(ids)` is `detokenize.detokenize` (08), with SentencePiece's added space removed and, for most
+# byte-level vocabularies, llama.cpp's clean-up of spaces before punctuation (given in the file).
+#
+# Write the class in [`mytok/tokenizer.py`](mytok/tokenizer.py) now: the exercise *12.GgufTokenizer* below
+# checks it, and *12.chat_prompt* adds a safe chat prompt. Then come back here and grade it.
+
+# %% [markdown]
+# ## The grade
+#
+# Three measures per vocabulary, each a count of inputs on which your tokenizer gives exactly the expected
+# answer:
+#
+# - **llama.cpp's cases**: the test files llama.cpp ships beside each vocabulary (`.inp` holds the texts,
+#   `.out` the ids llama.cpp produced), encoded without BOS/EOS and without parsing special tokens;
+# - **fuzz**: 100 random strings of many scripts, with `add_special=True`, against gguftok's tokenizer (which
+#   agrees with llama.cpp on every answer recorded from it);
+# - **round trip**: 100 other random strings, encoded and decoded again, against gguftok's decode.
+#
+# The five byte-level vocabularies whose test files the course follows come first (Qwen2, Llama 3, GPT-2,
+# StarCoder, Refact), then the other byte-level ones, then two SentencePiece ones (Llama 2 and Phi-3).
+
+# %%
+print(", ".join(GRADED))
+board = grade()
+scoreboard(board)
+
+# %% [markdown]
+# The same, live: the button reads your package again and grades it anew, so after an edit you need not
+# re-run anything; the buttons below it show the first mismatch of each vocabulary, with the two lines that
+# run it again.
+
+# %% tags=["nbval-ignore-output"]
+scoreboard_widget(grade=board)
+
+# %% [markdown]
+# One vocabulary at a time: its first mismatch, shown whole with the call that runs it again, or the news
+# that every input agrees. Here, Qwen2:
+
+# %%
+mismatch_view(board.vocabs[0])
+
+# %% [markdown]
+# ## Recap
+#
+# - A tokenizer is a pipeline of small stages, and each one you wrote is a real part of it: the GGUF reader,
+#   the byte map, the merge ranks, the pre-tokenizer, the merge queue, the special-token partition, the
+#   BOS/EOS rules, decoding, the word cache and SentencePiece.
+# - Exactness is checked where it matters: against llama.cpp's own recorded answers on real vocabularies,
+#   then on random text of many scripts.
+# - User text is encoded with `parse_special=False`, so no message can become a control token.
+
+# %% [markdown]
+# ## Exercises
+#
+# Your own tokenizer lives in `mytok/`, a package of yours beside these notebooks, one module per
+# stage. This notebook's stage is [`mytok/tokenizer.py`](mytok/tokenizer.py):
+# open it in JupyterLab (click the link, or double-click the file in the file browser), write the
+# body of each function named below, save the file, and run its check. The check reads your file
+# again every time, so there is no need to restart the kernel, and nothing in this notebook ever
+# writes to it. It calls your function on this notebook's examples and on many generated inputs
+# (seeded, so the same every time), compares each answer with the reference, and shows the first
+# input where they differ, with a call you can copy to run that input again, whole. Until you
+# write a body it says *not attempted*. If you are stuck, the reference solutions are in
+# `solutions/mytok/` at the top of the repository.
+
+# %%
+from gguftok.exercises import check, rerun  # noqa: E402
+
+# %% [markdown]
+# ### Exercise 12.GgufTokenizer: your tokenizer, from your own stages
+#
+# Write the class `GgufTokenizer`: `__init__(md)` keeps what encoding needs from the metadata dict,
+# `from_gguf(path)` reads a file with your reader, `encode(text, add_special, parse_special)` and
+# `decode(ids)`, calling your stages: `special.partition` first; for a byte-level BPE vocabulary
+# (`"gpt2"`) each text piece through `pretokenize.split`, `bytemap.encode_bytes` and
+# `merge_queue.word_ids`, with your `cache.LRUCache` in front; for SentencePiece (`"llama"`) the
+# space prefix and `▁` escaping, then `sentencepiece.spm_encode`; BOS and EOS from `bos_eos`;
+# `detokenize.detokenize` to decode. The docstrings in the file say each rule.
+#
+# The check builds your class for the workbook's synthetic vocabulary and for Qwen2, Llama 3, GPT-2 and
+# Llama 2 (SentencePiece) and compares encode (random texts, every combination of the two flags) and
+# decode with gguftok's `Tokenizer`. A stage you have not written yet is the reference solution's.
+#
+# Write it in [`mytok/tokenizer.py`](mytok/tokenizer.py).
+
+# %%
+check("12.GgufTokenizer")
+
+# %% [markdown]
+# ### Exercise 12.chat_prompt: a ChatML prompt nobody can forge
+#
+# An application builds a ChatML prompt from its own system message and a user's message. Write
+# `chat_prompt(tok, system, user)` in the same file: the ids of
+#
+#     <|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\n{user}<|im_end|>\n<|im_start|>assistant\n
+#
+# built so that neither message can produce a control token, whatever it contains (notebook 06).
+# Which parts may be read as special tokens, and which must not? The check runs your function with
+# your GgufTokenizer on the synthetic vocabulary and Qwen2, with 40 random messages each, half of them
+# carrying forged markers, and an injection attempt.
+#
+# Write it in [`mytok/tokenizer.py`](mytok/tokenizer.py).
+
+# %%
+check("12.chat_prompt")
+
+# %% [markdown]
+# ## Going deeper: gguftok's own tokenizer
+#
+# gguftok is the library these notebooks compare against: the same pipeline, with the tables built once in
+# C-speed structures, every vocabulary type llama.cpp supports, and chat templates. The rest of this notebook
+# uses it.
+
+# %%
+from gguftok import Tokenizer  # noqa: E402
+from gguftok.data import vocab_dir  # noqa: E402
+from gguftok.viz.families_view import load_all  # noqa: E402
+from gguftok.viz.project_view import (  # noqa: E402
     cli_examples,
     golden_counts,
     golden_view,
     pipeline_map,
-    random_strings,
-    round_trip_count,
-    self_test,
-    self_test_lines,
     tokens_per_char,
     tokens_per_char_figure,
     tokens_per_char_table,
@@ -49,43 +193,7 @@ SYNTH = "../data/synthetic/byte-level-286.gguf"
 tok = Tokenizer.from_gguf(SYNTH)
 
 # %% [markdown]
-# ## The lesson's self-test, with gguftok
-#
-# The synthetic vocabulary has 256 byte tokens (id = byte value), 26 merged tokens that spell a few words,
-# and 4 special tokens: `<|endoftext|>`, `<|im_start|>`, `<|im_end|>` (control) and one user-defined token.
-# Its pre-tokenizer is `qwen2`, so digits are split one by one. The printout below comes from our code:
-
-# %%
-self_test(SYNTH)
-
-# %% [markdown]
-# Every line matches the lesson except the file size. The lesson's hand-written writer produced 4,693
-# bytes; our file was written with the `gguf` package, which also stores `general.architecture` and pads
-# the data section to the alignment boundary, so it is a few dozen bytes longer. The tokenizer keys are
-# the same, and so are all the ids.
-#
-# What the lines say:
-#
-# * `Hello` is token 259: the merges build `He` (256), `Hel` (257), `Hell` (258), `Hello` (259).
-# * `2026` is four digit tokens, their ASCII codes, because the qwen2 regex splits digits.
-# * `héllo 😀` has no merges, so each UTF-8 byte is a token; byte-level BPE can encode anything.
-# * With `parse_special=True` the chat markers become single ids (283, 284); without it the same string
-#   costs 40 tokens, because `<|im_start|>` is spelled out character by character.
-# * Streaming prints nothing for the first three emoji bytes, then the whole emoji.
-# * No BOS is added (a qwen2 vocabulary without `tokenizer.ggml.add_bos_token`), and both the EOS token and
-#   `<|im_end|>` end generation.
-#
-# The random strings use Python's `random.Random(17)`, not Java's generator, so the strings themselves
-# differ from the lesson's; they are drawn from the same alphabet:
-
-# %%
-strings = random_strings(300, seed=17)
-print(repr(ALPHABET))
-print("first three:", [s for s in strings[:3]])
-print(f"round trip: {round_trip_count(tok, strings)}/{len(strings)}")
-
-# %% [markdown]
-# ## The pipeline, module by module
+# ### The pipeline, module by module
 #
 # `Tokenizer` is thin: each step lives in its own module, and each step was the subject of an earlier
 # notebook.
@@ -94,7 +202,7 @@ print(f"round trip: {round_trip_count(tok, strings)}/{len(strings)}")
 pipeline_map()
 
 # %% [markdown]
-# ## One text, end to end
+# ### One text, end to end
 #
 # A chat turn with both special tokens, merged words, and an emoji with no merges. `tok.fragments` cuts the
 # special tokens out, `tok.words` applies the pre-tokenizer regex (in byte-map form: `Ġ` is a space, `Ċ` a
@@ -105,18 +213,17 @@ pipeline_map()
 trace_text(tok, "<|im_start|>user\nHello the cat 😀<|im_end|>")
 
 # %% [markdown]
-# ## gguftok against llama.cpp's recorded answers
+# ### gguftok against llama.cpp's recorded answers
 #
-# `tests/golden/` holds answers recorded from llama.cpp itself (through llama-cpp-python 0.3.36): for each
+# The repository keeps answers recorded from llama.cpp itself (through llama-cpp-python 0.3.36): for each
 # vocabulary, many texts encoded with all four combinations of `add_special` and `parse_special`. Here are
-# three fixtures, a byte-level BPE (qwen2), a SentencePiece (llama-spm) and a WordPiece (bert-bge) one;
-# `tests/test_golden.py` checks all of them, decoding too.
+# three fixtures, a byte-level BPE (qwen2), a SentencePiece (llama-spm) and a WordPiece (bert-bge) one.
 
 # %%
 golden_view(golden_counts(["qwen2", "llama-spm", "bert-bge"]))
 
 # %% [markdown]
-# ## A conversation, through the model's own template
+# ### A conversation, through the model's own template
 #
 # A chat model is fed a conversation rendered with the template in its file's `tokenizer.chat_template`.
 # `tok.chat_template()` compiles it in a sandbox (the template is untrusted input too) and renders it the way
@@ -157,7 +264,7 @@ for source in ["{{ cycler.__init__.__globals__.os.popen('id').read() }}",
         print(e)
 
 # %% [markdown]
-# ## The same from the command line
+# ### The same from the command line
 #
 # The `gguftok` command wraps the same object; `tokenize` prints what `llama-tokenize` prints. Shown, not
 # run:
@@ -166,7 +273,7 @@ for source in ["{{ cycler.__init__.__globals__.os.popen('id').read() }}",
 cli_examples()
 
 # %% [markdown]
-# ## One paragraph, nineteen vocabularies
+# ### One paragraph, nineteen vocabularies
 #
 # How many tokens a paragraph costs depends on the vocabulary. Fewer tokens per character means longer
 # pieces, which usually means a larger vocabulary trained on similar text.
@@ -181,99 +288,3 @@ tokens_per_char_table(per_char)
 # %% tags=["nbval-ignore-output"]
 fig = tokens_per_char_figure(per_char)
 
-# %% [markdown]
-# ## Where to go next
-#
-# * Notebooks 00 to 11 explain each step in depth: 01 metadata, 02 byte map, 03 merge ranks,
-#   04 pre-tokenizers, 05 merge queue, 06 special tokens, 07 BOS/EOS, 08 streaming, 09 conformance,
-#   10 word cache, 11 SentencePiece and the other families.
-# * `bench/` measures encoding and metadata loading speed, against llama.cpp too.
-# * The README lists the command line, the installation, and how the data files are fetched.
-#
-# ## Summary
-#
-# * `Tokenizer.from_gguf` reads only the metadata and builds everything else from it.
-# * Our run of the lesson's self-test prints the same lines, apart from the file size (4,738 bytes for our
-#   file against 4,693 in the lesson, because of the extra key and the padding).
-# * 300 random strings out of 300 round-trip unchanged.
-# * The pipeline is metadata → vocab → special → pretokenize → models.bpe, and back through detokenize
-#   and stream.
-# * On the recorded llama.cpp answers shown here, every encode answer agrees.
-
-# %%
-assert self_test_lines(SYNTH)[1] == '"Hello world" -> [259, 264] [Hello][Ġworld] -> "Hello world"'
-
-# %% [markdown]
-# ## Exercises
-#
-# Write each function in the code cell under its statement, run that cell, then run the check below it.
-# The check calls your function on this lesson's examples and on many generated inputs (seeded, so the
-# same every time), compares each answer with gguftok's own, and shows the first input where they
-# differ: the input, the expected answer, yours, and for a list the first index that differs. Until you
-# write the body it says *not attempted*. `gguftok.exercises.show("NN.name")` prints a task again.
-# The solutions are in `solutions/lesson12.py` at the top of the repository.
-
-# %%
-from gguftok.exercises import check  # noqa: E402
-
-
-# %% [markdown]
-# ### Exercise 12.encode: encode, from the tokenizer's parts
-#
-# Write `encode(tok, text, parse_special)` for a byte-level BPE `Tokenizer` using only its parts, and
-# return what `tok.encode(text, add_special=True, parse_special=parse_special)` returns:
-#
-# 1. if `tok.add_bos`, start with `tok.bos_id` (notebook 07);
-# 2. `tok.fragments(text.encode(), parse_special)` cuts the special tokens out (notebook 06): an `int` is
-#    a finished id, an `(offset, length)` pair a run of the UTF-8 bytes still to tokenize;
-# 3. each run, decoded, goes through the pre-tokenizer, `tok.pre.split(run)` (notebook 04, words in the
-#    `Ġ` alphabet); skip empty words;
-# 4. each word becomes ids with `tok.model.word_ids(word)` (the merge queue of notebook 05, then the
-#    token lookup, with the word cache of notebook 10).
-#
-# The check uses the lesson's self-test texts on `byte-level-286.gguf`, and 40 random texts (with special
-# tokens' text in them) on each of the synthetic vocabulary, Qwen2, Llama 3 and GPT-2, with
-# `parse_special` on and off, against `Tokenizer.encode`.
-
-# %%
-def encode(tok, text: str, parse_special: bool) -> list[int]:
-    """``tok.encode(text, add_special=True, parse_special=...)``, from fragments, words and word ids.
-
-    >>> encode(Tokenizer.from_gguf("../data/synthetic/byte-level-286.gguf"), "Hello world", False)
-    [259, 264]
-    """
-    raise NotImplementedError
-
-
-# %%
-check("12.encode", encode)
-
-
-# %% [markdown]
-# ### Exercise 12.chat_prompt: a ChatML prompt nobody can forge
-#
-# An application builds a ChatML prompt from its own system message and a user's message. Write
-# `chat_prompt(tok, system, user)` that returns the ids of
-#
-#     <|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\n{user}<|im_end|>\n<|im_start|>assistant\n
-#
-# built safely (notebook 06): encode the three template parts with `parse_special=True` and the two
-# messages with `parse_special=False`, all with `add_special=False`, and join the five id lists in order.
-# Neither message can then produce a control token, whatever it contains.
-#
-# The check uses the synthetic vocabulary and Qwen2 with 60 random messages each (half of them with forged
-# markers) and the lesson's injection attempt. The expected ids come from encoding the five parts with
-# `Tokenizer.encode` (`gguftok.exercises.lesson12`).
-
-# %%
-def chat_prompt(tok, system: str, user: str) -> list[int]:
-    """The ChatML prompt's ids: template markers parsed as special tokens, the two messages as plain text.
-
-    >>> len(chat_prompt(Tokenizer.from_gguf("../data/synthetic/byte-level-286.gguf"), "Be brief.", "Hi"))
-    29
-    """
-    raise NotImplementedError
-
-
-# %%
-check("12.chat_prompt", chat_prompt)

@@ -1,6 +1,7 @@
 """Write the exercise cells of each lesson's notebook from ``gguftok.exercises`` (the one source of truth).
 
-Each lesson's ``py:percent`` twin ends with an ``## Exercises`` section: an introduction, the import of
+Each lesson's ``py:percent`` twin has an ``## Exercises`` section (at the end, or before a closing
+``## Going deeper`` part, which is kept): an introduction, the import of
 ``check``, then per exercise a markdown statement, a code cell with the function's template, and a code cell
 that checks it. This script replaces that section (or appends it) so the notebooks say exactly what the
 library checks; ``tests/test_exercises.py`` fails when they drift apart. Run ``scripts/run_notebooks.py``
@@ -22,7 +23,7 @@ from gguftok.exercises import Exercise, lesson_exercises
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 HEADING = "## Exercises"
-IMPORT = "from gguftok.exercises import check  # noqa: E402"
+IMPORT = "from gguftok.exercises import check, rerun  # noqa: E402"
 
 
 def intro(lesson: int) -> str:
@@ -31,14 +32,15 @@ def intro(lesson: int) -> str:
         links = " and ".join(f"[`mytok/{m}.py`](mytok/{m}.py)" for m in modules)
         return (f"{HEADING}\n\n"
                 "Your own tokenizer lives in `mytok/`, a package of yours beside these notebooks, one module per\n"
-                f"stage. This lesson's stage is {links}: open it in JupyterLab (click the link, or double-click\n"
-                "the file in the file browser), write the body of each function named below, save the file, and run\n"
-                "its check. The check reads your file again every time, so there is no need to restart the kernel,\n"
-                "and nothing in this notebook ever writes to it. It calls your function on this lesson's examples and\n"
-                "on many generated inputs (seeded, so the same every time), compares each answer with the reference,\n"
-                "and shows the first input where they differ, with a call you can copy to run that input again,\n"
-                "whole. Until you write a body it says *not attempted*. If you are stuck, the reference solutions\n"
-                "are in `solutions/mytok/` at the top of the repository.")
+                f"stage. This notebook's stage is {links}:\n"
+                "open it in JupyterLab (click the link, or double-click the file in the file browser), write the\n"
+                "body of each function named below, save the file, and run its check. The check reads your file\n"
+                "again every time, so there is no need to restart the kernel, and nothing in this notebook ever\n"
+                "writes to it. It calls your function on this notebook's examples and on many generated inputs\n"
+                "(seeded, so the same every time), compares each answer with the reference, and shows the first\n"
+                "input where they differ, with a call you can copy to run that input again, whole. Until you\n"
+                "write a body it says *not attempted*. If you are stuck, the reference solutions are in\n"
+                "`solutions/mytok/` at the top of the repository.")
     return (f"{HEADING}\n\n"
             "Write each function in the code cell under its statement, run that cell, then run the check below it.\n"
             "The check calls your function on this lesson's examples and on many generated inputs (seeded, so the\n"
@@ -68,6 +70,15 @@ def exercise_cells(lesson: int) -> list:
     return cells
 
 
+DEEPER = "## Going deeper"
+
+
+def deeper(cells: list, start: int = 0) -> int:
+    """Where a "Going deeper" part after the exercises starts (it is kept), or the end of the notebook."""
+    return next((k for k in range(start, len(cells)) if cells[k].cell_type == "markdown"
+                 and cells[k].source.startswith(DEEPER)), len(cells))
+
+
 def notebook_path(lesson: int) -> Path:
     (path,) = NOTEBOOKS.glob(f"{lesson:02d}_*.py")
     return path
@@ -78,7 +89,7 @@ def update(lesson: int) -> Path:
     nb = jupytext.read(path)
     keep = next((k for k, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith(HEADING)),
                 len(nb.cells))
-    nb.cells = nb.cells[:keep] + exercise_cells(lesson)
+    nb.cells = nb.cells[:keep] + exercise_cells(lesson) + nb.cells[deeper(nb.cells, keep):]
     jupytext.write(nb, path, fmt="py:percent")
     return path
 

@@ -195,3 +195,144 @@ def test_chart_has_one_bar_per_splitter_and_text():
         assert all(len(ax.patches) == len(rows) for ax in fig.axes)
     finally:
         plt.close(fig)
+
+
+# --- yours next to llama.cpp's ---------------------------------------------------------------------------
+
+
+def _module(split=None, regexes_for=None):
+    import types
+
+    from gguftok.exercises.workspace import load_solution
+
+    solution = load_solution("pretokenize")
+    return types.SimpleNamespace(split=split or solution.split, regexes_for=regexes_for or solution.regexes_for)
+
+
+def test_yours_says_not_written_yet_for_the_committed_template(monkeypatch):
+    from conftest import REPO
+
+    from gguftok.viz.pretokenize_view import yours_view
+
+    monkeypatch.setenv("GGUFTOK_WORKSPACE", str(REPO / "notebooks" / "mytok"))
+    view = yours_view("qwen2", LESSON_LINE)
+    assert view.text.splitlines()[1].startswith("  llama.cpp's 18 pieces: [We] ['LL]")
+    assert view.text.splitlines()[2] == "  yours: not written yet: your split still raises NotImplementedError"
+    assert "✗" not in view.text
+    assert_sanitizer_safe(view.html)
+    monkeypatch.setenv("GGUFTOK_WORKSPACE", str(REPO / "solutions" / "mytok"))
+    assert yours_view("qwen2", LESSON_LINE).text.endswith("(your split with your regexes_for('qwen2'))\n"
+                                                          "the same 18 pieces")
+
+
+def test_yours_marks_the_pieces_that_differ_and_names_the_first():
+    from gguftok.viz.pretokenize_view import yours_view
+
+    llama3 = _module().regexes_for("llama-bpe")
+    view = yours_view("qwen2", LESSON_LINE, _module(regexes_for=lambda pre: llama3))
+    lines = view.text.splitlines()
+    assert lines[1] == ("  llama.cpp's 18 pieces: [We] ['LL] [␣pay] [␣] [1]✗ [2]✗ [3]✗ [4]✗ [5]✗ [␣for] [↵↵] [␣] "
+                        "[␣int] [␣x] [=] [4]✗ [2]✗ [;]")
+    assert lines[2] == "  yours 14 pieces: [We] ['LL] [␣pay] [␣] [123]✗ [45]✗ [␣for] [↵↵] [␣] [␣int] [␣x] [=] [42]✗ [;]"
+    assert lines[-1] == "first difference at piece 5: llama.cpp's is '1', yours '123'"
+    assert view.html.count("✗</span>") == 10 and view.html.count("border-style:dashed") == 10
+    assert_sanitizer_safe(view.html)
+
+
+def test_yours_falls_back_to_llama_cpps_list_and_never_raises():
+    from gguftok.viz.pretokenize_view import NOT_WRITTEN, your_pieces, yours_view
+
+    def unwritten(pre):
+        raise NotImplementedError
+
+    got = your_pieces("llama-bpe", "a 12345", _module(regexes_for=unwritten))
+    assert got.pieces == ["a", " ", "123", "45"]
+    assert got.how == "your split with llama.cpp's regex list (your regexes_for is not written yet)"
+    assert your_pieces("tekken", "a", _module()).how.endswith("(your regexes_for does not know 'tekken')")
+
+    def boom(text, regexes):
+        raise KeyError("x")
+
+    assert your_pieces("qwen2", "a", _module(split=boom)).how == (
+        "your split with your regexes_for('qwen2') raised KeyError: 'x'")
+    assert your_pieces("qwen2", "a", _module(split=lambda t, r: "a")).pieces is None
+    assert your_pieces("qwen2", "a", object()).how == f"{NOT_WRITTEN}: there is no split in it"
+    view = yours_view("qwen2", "abc", _module(split=lambda t, r: ["ab"]))
+    assert view.text.endswith("first difference at piece 1: llama.cpp's is 'abc', yours 'ab'; and your pieces do "
+                              "not join back to the text")
+    for v in (view, yours_view("gpt-2", "<b>&</b>", _module()), yours_view("gpt-2", "<i>", object())):
+        assert "<b>" not in v.html and "<i>" not in v.html
+        assert_sanitizer_safe(v.html)
+
+
+def test_yours_reads_a_broken_package_without_failing(tmp_path, monkeypatch):
+    from gguftok.viz.pretokenize_view import your_pieces
+
+    pkg = tmp_path / "mytok"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "pretokenize.py").write_text("def split(text, regexes:\n")
+    monkeypatch.setenv("GGUFTOK_WORKSPACE", str(pkg))
+    got = your_pieces("qwen2", "a")
+    assert got.pieces is None and got.how.startswith("not written yet: mytok/pretokenize.py does not load (")
+
+
+def test_explorer_with_yours_puts_them_first_and_keeps_its_own_view_last():
+    pytest.importorskip("ipywidgets")
+    from gguftok.viz.pretokenize_view import pretokenizer_explorer, yours_view
+
+    module = _module()
+    box = pretokenizer_explorer("a 12345", "llama-bpe", yours=True, module=module)
+    choice, _text, mine, out = box.children
+    assert mine.value == yours_view("llama-bpe", "a 12345", module).html
+    assert out.value == explorer_view("llama-bpe", "a 12345").html
+    choice.value = "qwen2"
+    assert mine.value == yours_view("qwen2", "a 12345", module).html
+    assert len(pretokenizer_explorer("x", "gpt-2").children) == 3
+
+
+def test_a_list_step_by_step_and_a_pattern_alternative_by_alternative():
+    from gguftok.viz.pretokenize_view import (
+        alternative_matches,
+        alternatives,
+        alternatives_view,
+        list_steps,
+        list_view,
+        literal,
+    )
+
+    regexes = pre_tokenizer_config("starcoder").regexes
+    steps_cut = list_steps(regexes, LESSON_LINE)
+    assert steps_cut[-1] == pieces("starcoder", LESSON_LINE) and all("".join(s) == LESSON_LINE for s in steps_cut)
+    assert list_steps(pre_tokenizer_config("superbpe").regexes, "1234567")[-1] == ["1", "234", "567"]
+    view = list_view(regexes, LESSON_LINE)
+    assert f"after regex 2, {literal(regexes[1])}: 18 pieces" in view.text  # the pattern whole, never cut
+    for pre in ("gpt-2", "llama-bpe", "qwen2"):
+        pattern = pre_tokenizer_config(pre).regexes[0]
+        assert "|".join(alternatives(pattern)) == pattern
+        found = alternative_matches(pattern, LESSON_LINE)
+        assert [p for p, _ in found] == independent_split(pattern, LESSON_LINE)
+        assert_sanitizer_safe(alternatives_view(pattern, "<b> x=1;").html)
+    assert len(alternatives(LESSON_PATTERNS["qwen2"])) == 7 and len(alternatives(LESSON_PATTERNS["gpt-2"])) == 11
+    assert alternatives(r"[|(]|\||(a|b)") == ["[|(]", r"\|", "(a|b)"]
+    gpt2 = alternatives_view(LESSON_PATTERNS["gpt-2"], "a\tb")
+    assert "no alternative, the text between two matches: [→]" in gpt2.text
+    assert_sanitizer_safe(view.html)
+
+
+def test_steps_show_each_pattern_whole():
+    view = steps_view("deepseek-llm")
+    for rx in pre_tokenizer_config("deepseek-llm").regexes:
+        assert rx in view.text or repr(rx) in view.text
+    assert "…" not in view.text and "…" not in engine_view("qwen2", "x").text
+
+
+def test_class_differences_are_only_newer_code_points():
+    from gguftok.viz.pretokenize_view import class_differences, class_differences_view
+
+    diffs = class_differences()
+    assert all(not theirs for _, theirs in diffs.values())  # every class llama.cpp's tables give, regex agrees
+    assert 0x1C89 in diffs["L"][0] and pieces("qwen2", "a\u1c89b") == ["a", "\u1c89b"]
+    view = class_differences_view()
+    assert view.text.splitlines()[-1] == f"{sum(len(a) for a, _ in diffs.values()):,} code points in all"
+    assert_sanitizer_safe(view.html)

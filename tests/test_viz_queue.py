@@ -8,11 +8,16 @@ import random
 import re
 
 import pytest
+from conftest import REPO
+from solutions_loader import solved
 from viz_checks import assert_sanitizer_safe
 
 from gguftok import Tokenizer
+from gguftok.exercises import workspace
 from gguftok.models.bpe import MergeStep, merge_ranks, merge_word
 from gguftok.viz.queue_view import (
+    beside_frames,
+    beside_table,
     frames_text,
     initial_queue,
     merge_log,
@@ -21,6 +26,8 @@ from gguftok.viz.queue_view import (
     queue_frame,
     queue_frames,
     queue_player,
+    replay,
+    run_yours,
     split_pair,
     stale_counts,
     trace_frames,
@@ -193,3 +200,130 @@ def test_player_links_in_the_browser():
     assert isinstance(stack, w.Stack) and len(stack.children) == len(frames) and stack.selected_index == 0
     assert play.max == slider.max == len(frames) - 1
     assert [c.value for c in stack.children] == [f.html for f in frames]
+
+
+# ------------------------------------------------------------------------ the student's trace beside gguftok's
+def _yours(word, ranks, *, trace=None):
+    """A correct queue written as a student would, recording its pops."""
+    return solved("05.merge_word")(word, ranks, trace=trace)
+
+
+def _no_stale_check(word, ranks, *, trace=None):
+    """Merges whatever sits at an entry's position, stale or not (it only checks that the slot is alive)."""
+    syms, heap = list(word), []
+    for i in range(len(syms) - 1):
+        if syms[i] + " " + syms[i + 1] in ranks:
+            heapq.heappush(heap, (ranks[syms[i] + " " + syms[i + 1]], i, syms[i], syms[i + 1]))
+    while heap:
+        r, i, left, right = heapq.heappop(heap)
+        j = next((k for k in range(i + 1, len(syms)) if syms[k]), None)
+        ok = j is not None and syms[i] != ""
+        if trace is not None:
+            trace.append((r, i, left, right, ok))
+        if ok:
+            syms[i], syms[j] = syms[i] + syms[j], ""
+            p = next((k for k in range(i - 1, -1, -1) if syms[k]), None)
+            n = next((k for k in range(j + 1, len(syms)) if syms[k]), None)
+            for a, b in ((p, i), (i, n)):
+                if a is not None and b is not None and syms[a] + " " + syms[b] in ranks:
+                    heapq.heappush(heap, (ranks[syms[a] + " " + syms[b]], a, syms[a], syms[b]))
+    return [s for s in syms if s]
+
+
+def test_a_right_queue_plays_the_same_pops_as_gguftoks(qwen2):
+    rng = random.Random(11)
+    words = [(w, TOY) for w in ("lower", "lowest", "newer", "", "x")] + [("Ġtokenization", qwen2.model.ranks)]
+    for _ in range(100):
+        ranks = merge_ranks([f"{rng.choice('abc')} {rng.choice('abc')}" for _ in range(6)]
+                            + [f"{rng.choice(['ab', 'ba', 'aa'])} {rng.choice('abc')}" for _ in range(4)])
+        words.append(("".join(rng.choice("abc") for _ in range(rng.randint(0, 12))), ranks))
+    for word, ranks in words:
+        steps: list[MergeStep] = []
+        symbols = merge_word(word, ranks, steps)
+        table = beside_table(word, ranks, _yours)
+        assert table.text.startswith(f"merge_word({word!r}) beside gguftok's: "
+                                     + (f"the same {len(steps)} pops in the same order" if steps else
+                                        "no pops on either side")), table.text
+        frames = beside_frames(word, ranks, _yours)
+        assert len(frames) == len(steps) + 1
+        assert all(f.text.splitlines()[0].endswith(("the same", "the same pops all the way")) for f in frames)
+        assert [r.symbols for r in replay(word, run_yours(word, ranks, _yours).pops)] == [s.symbols for s in steps]
+        assert symbols_line(frames[-1]) == symbols
+    for f in beside_frames("Ġtokenization", qwen2.model.ranks, _yours):
+        assert_sanitizer_safe(f.html)
+
+
+def test_the_first_pop_that_differs_is_marked(qwen2):
+    ranks = qwen2.model.ranks
+    table = beside_table("Ġtokenization", ranks, _no_stale_check)
+    assert table.text.splitlines()[0] == ("merge_word('Ġtokenization') beside gguftok's: gguftok's 21 pops, yours 21: "
+                                          "the first difference is pop 8")
+    row = table.text.splitlines()[9]
+    assert row.split() == ["8", "r184", "k+e", "skipped", "r184", "k+e", "at", "3", "merged", "<-", "first",
+                           "difference;", "recorded", "as", "merged,", "but", "these", "symbols", "have", "no",
+                           "k+e", "at", "position", "3"]
+    assert_sanitizer_safe(table.html)
+    frames = beside_frames("Ġtokenization", ranks, _no_stale_check)
+    heads = [f.text.splitlines()[0] for f in frames]
+    assert heads[0] == "gguftok's 21 pops, yours 21: the first difference is pop 8"
+    assert heads[7] == "pop 7: the same" and heads[8] == "pop 8: the first difference"
+    assert heads[9] == "pop 9: after the first difference (pop 8)"
+    for f in frames:
+        assert_sanitizer_safe(f.html)
+    # a trace that ends early, and one that goes on
+    short = beside_table("lower", TOY, lambda w, r, *, trace=None: (trace.extend([(0, 3, "e", "r", True)]),
+                                                                    ["l", "o", "w", "er"])[1])
+    assert "gguftok's 5 pops, yours 1: the first difference is pop 2" in short.text
+    assert "(no more pops)" in short.text and short.text.endswith("yours [l] [o] [w] [er]")
+    frames = beside_frames("lower", TOY, lambda w, r, *, trace=None: (trace.extend([(0, 3, "e", "r", True)]), [])[1])
+    assert frames[-1].text.splitlines()[-3] == "yours: (your trace ended after 1 pops)"
+
+
+def _raises(word, ranks, *, trace=None):
+    raise NotImplementedError
+
+
+@pytest.mark.parametrize(("mine", "says"), [
+    (_raises, "your merge_word (mytok/merge_queue.py) is not written yet: it still raises NotImplementedError; "
+              "write it, save the file, and run this again"),
+    (lambda w, r, *, trace=None: ..., "your merge_word (mytok/merge_queue.py) is not written yet: it returns ...; "
+                                      "write it, save the file, and run this again"),
+    (lambda w, r: list(w), "your merge_word takes no keyword trace: keep the template's signature, "
+                           "merge_word(word, ranks, *, trace=None)"),
+    (lambda w, r, *, trace=None: 1 / 0, "your merge_word raised ZeroDivisionError: division by zero"),
+    (lambda w, r, *, trace=None: None, "your merge_word returned None, not a list of symbols"),
+    (lambda w, r, *, trace=None: (trace.append((0, "e", "r")), [w])[1],
+     "entry 0 of your trace is (0, 'e', 'r'), not a tuple (rank, position, left, right, merged)"),
+    (lambda w, r, *, trace=None: list(w), "your merge_word returned ['l', 'o', 'w', 'e', 'r'] (gguftok's: "
+                                          "['lower']) but recorded no pops: append (rank, position, left, right, "
+                                          "merged) to trace at each pop to see them here"),
+])
+def test_what_cannot_be_played_is_said_in_one_frame(mine, says):
+    table = beside_table("lower", TOY, mine)
+    assert table.text == f"merge_word('lower'): {says}"
+    (frame,) = beside_frames("lower", TOY, mine)
+    assert frame == table
+    assert_sanitizer_safe(frame.html)
+
+
+def test_without_a_function_it_reads_the_students_package(monkeypatch):
+    monkeypatch.setenv(workspace.ENV, str(REPO / "notebooks" / "mytok"))
+    assert "is not written yet" in beside_table("lower", TOY).text
+    monkeypatch.setenv(workspace.ENV, str(REPO / "solutions" / "mytok"))
+    assert beside_table("lower", TOY).text.startswith("merge_word('lower') beside gguftok's: the same 5 pops")
+    w = pytest.importorskip("ipywidgets")
+    box = queue_player(beside_frames("lower", TOY))
+    assert isinstance(box.children[1], w.Stack) and len(box.children[1].children) == 6
+
+
+def test_a_package_that_cannot_be_imported_is_said(tmp_path, monkeypatch):
+    pkg = tmp_path / "mytok"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    monkeypatch.setenv(workspace.ENV, str(pkg))
+    (pkg / "merge_queue.py").write_text("def merge_word(:\n")
+    assert "merge_queue.py, line 1" in beside_table("lower", TOY).text
+    (pkg / "merge_queue.py").write_text("raise ValueError('oops')\n")
+    assert beside_table("lower", TOY).text.endswith("mytok/merge_queue.py raised ValueError when imported: oops")
+    (pkg / "merge_queue.py").write_text("x = 1\n")
+    assert beside_table("lower", TOY).text.endswith("has no merge_word: keep the name the template gave it")

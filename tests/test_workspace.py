@@ -13,6 +13,7 @@ from conftest import REPO
 
 from gguftok.errors import WorkspaceError
 from gguftok.exercises import EXERCISES, check, workspace
+from gguftok.exercises.capstone import _holds_empty
 
 TEMPLATES = REPO / "notebooks" / "mytok"
 SOLUTIONS = REPO / "solutions" / "mytok"
@@ -76,7 +77,7 @@ def test_the_templates_are_unwritten_and_match_the_solutions(stage):
         ref_fns = {f.name: f for f in ([ref[name]] if isinstance(ref[name], ast.FunctionDef) else ref[name].body)
                    if isinstance(f, ast.FunctionDef)}
         for fn in fns:
-            assert ">>> " in (ast.get_docstring(fn) or ast.get_docstring(node) or ""), \
+            assert ">>> " in (ast.get_docstring(fn) or "") + (ast.get_docstring(node) or ""), \
                 f"{stage}.{fn.name}: a tiny example in the docstring"
             assert _body_is_a_template(fn), f"mytok/{stage}.py: {fn.name} is committed unwritten"
             assert ast.unparse(fn.args) == ast.unparse(ref_fns[fn.name].args), f"{stage}.{fn.name}: signature"
@@ -147,3 +148,16 @@ def test_no_notebook_writes_into_the_package():
             assert "%%writefile" not in src, path.name
             assert not ("mytok" in src and (".write_text(" in src or "'w')" in src or '"w")' in src)), path.name
 
+
+
+@pytest.mark.parametrize("stage", workspace.STAGES)
+def test_the_given_tables_are_the_same_in_the_templates_and_the_solutions(stage, monkeypatch):
+    """What a template gives (type codes, regex lists, texts llama.cpp looks for) is the solution's too: a
+    student never starts from data that differs from the reference's."""
+    monkeypatch.setenv(workspace.ENV, str(TEMPLATES))
+    mine, ref = workspace.load(stage), workspace.load_solution(stage)
+    given = [k for k, v in vars(mine).items() if k.isupper() and v != "" and not callable(v)
+             and not isinstance(v, type(sys))]
+    for name in given:
+        if name in vars(ref) and not _holds_empty(getattr(mine, name)):
+            assert getattr(mine, name) == getattr(ref, name), f"mytok/{stage}.py: {name} differs from the solution's"

@@ -1,23 +1,27 @@
-"""Exercises for the workbook: write a function, check it against gguftok's own.
+"""Exercises for the workbook: the student writes each stage of a tokenizer in a package of their own, and the
+checks compare it with gguftok.
 
-Each lesson (01 to 12) has two or three exercises. In a notebook you write the function from its template,
-then check it::
+The package is ``notebooks/mytok/``, one module per stage (:mod:`gguftok.exercises.workspace`); each lesson
+(01 to 12) has two to four exercises, each a function or class of its stage. In a notebook::
 
     from gguftok.exercises import check
-    check("03.split_merge", split_merge)      # or: lesson03.split_merge.check(split_merge)
+    check("03.split_merge")          # reads mytok/merges.py afresh; or check("03.split_merge", some_function)
 
-The check runs your function on the lesson's examples and on seeded random and real-vocabulary inputs,
-compares every answer with the reference (the gguftok function the lesson explains), and reports the first
-case that differs: the input, the expected answer, yours, and for a list the first differing index.
-A template that still raises ``NotImplementedError`` is reported as "not attempted".
+The check runs the function on the lesson's examples and on seeded random and real-vocabulary inputs,
+compares every answer with the reference (the gguftok function the lesson explains, or an independent
+computation), and reports the first case that differs: the input, the expected answer, the student's, for a
+list the first differing index, and a call that runs the case again whole (``rerun("03.split_merge", 2)``).
+Where the lesson is about cost, a :class:`Property` measures it once every case agrees. A template that still
+raises ``NotImplementedError`` is reported as "not attempted". Notebook 12's capstone
+(:mod:`gguftok.exercises.capstone`) assembles the student's ``GgufTokenizer`` and grades it against llama.cpp.
 
 >>> from gguftok.exercises import EXERCISES, check
 >>> len(EXERCISES), sorted({ex.lesson for ex in EXERCISES.values()}) == list(range(1, 13))
-(25, True)
->>> print(check("09.first_difference", lambda got, expected: None if got == expected else 0).text.splitlines()[0])
-✗ 09.first_difference: failed on case 3 of 255 (2 agreed before it)
+(34, True)
+>>> print(check("09.first_difference", lambda got, expected: 0).text.splitlines()[0])
+✗ 09.first_difference: failed on case 2 of 255 (1 agreed before it)
 
-The solutions are not in the library: they are in ``solutions/lessonNN.py`` at the top of the repository.
+The solutions are not in the library: they are in ``solutions/mytok/`` at the top of the repository.
 """
 
 from __future__ import annotations
@@ -63,7 +67,7 @@ def lesson_exercises(lesson: int) -> list[Exercise]:
     """The exercises of one lesson, in the order the notebook has them.
 
     >>> [ex.id for ex in lesson_exercises(3)]
-    ['03.split_merge', '03.merge_ranks']
+    ['03.split_merge', '03.merge_ranks', '03.train_bpe', '03.apply_merges']
     """
     return [ex for ex in EXERCISES.values() if ex.lesson == lesson]
 
@@ -100,7 +104,7 @@ def solution(exercise_id: str) -> str:
     """Where the solution of an exercise is: the library never contains it.
 
     >>> solution("03.split_merge")
-    'The solution of 03.split_merge is split_merge in solutions/lesson03.py at the top of the repository.'
+    'The solution of 03.split_merge is split_merge in solutions/mytok/merges.py at the top of the repository.'
     """
     ex = exercise(exercise_id)
     where = f"solutions/mytok/{ex.module}.py" if ex.module else f"solutions/lesson{ex.lesson:02d}.py"

@@ -1,13 +1,207 @@
-"""Lesson 09 · conformance: name the first difference, read pasted ids."""
+"""Lesson 09 · conformance: read llama.cpp's .inp/.out test files, run them, name the first difference."""
 
 from __future__ import annotations
 
+from functools import cache
+
+from ..conformance.cases import SEPARATOR
+from ..conformance.cases import read_cases as _gguftok_read_cases
+from ..data import vocab_dir
 from ..viz.conformance_view import first_difference as _first_difference
-from ..viz.conformance_view import parse_ids as _parse_ids
-from ._core import Case, Exercise
-from ._data import random_text, rng
+from ._core import Case, Exercise, short
+from ._data import random_text, rng, tokenizer
 
 
+@cache
+def case_files() -> tuple[tuple[str, bytes, str], ...]:
+    """Every .inp/.out pair in data/vocab: (vocabulary name, the .inp bytes, the .out text)."""
+    pairs = []
+    for inp in sorted(vocab_dir().glob("ggml-vocab-*.gguf.inp")):
+        out = inp.with_suffix(".out")
+        if out.exists():
+            name = inp.name.removeprefix("ggml-vocab-").removesuffix(".gguf.inp")
+            pairs.append((name, inp.read_bytes(), out.read_text(encoding="utf-8")))
+    return tuple(pairs)
+
+
+# ------------------------------------------------------------------------------------------- read_cases
+_TEXT_ALPHABET = "ab \n\n\r\t_é😀"
+
+
+def _random_pair(r) -> tuple[bytes, str]:
+    """A small .inp/.out pair: texts (some empty, some with newlines or a separator-like word), id lines with
+    the files' leading space or not, trailing spaces or a carriage return, a final newline or not; and now and
+    then one line too many or too few, or an id that is not a number."""
+    n = r.randint(0, 5)
+    texts = []
+    for _ in range(n):
+        text = random_text(r, _TEXT_ALPHABET, 0, 6)
+        if r.random() < 0.15:
+            text += r.choice(["__ggml_vocab_test__", "\n__ggml_vocab_test__", "__ggml_vocab_test__\n",
+                              "\r\n__ggml_vocab_test__\r\n"])
+        texts.append(text.encode())
+    inp = SEPARATOR.join(texts) + (SEPARATOR if texts and r.random() < 0.7 else b"")
+    lines = []
+    for _ in range(n):
+        ids = [str(r.randrange(-2, 200_000)) for _ in range(r.randint(0, 4))]
+        line = (" " if r.random() < 0.6 else "") + " ".join(ids)
+        lines.append(line + r.choice(["", "", " ", "  ", "\r", "\t"]))
+    if r.random() < 0.12:
+        if lines and r.random() < 0.5:
+            lines.pop(r.randrange(len(lines)))
+        else:
+            lines.insert(r.randint(0, len(lines)), " 1 2")
+    if lines and r.random() < 0.08:
+        k = r.randrange(len(lines))
+        lines[k] = lines[k] + " " + r.choice(["x", "abc", "one", "k9"])
+    out = "\n".join(lines) + ("\n" if lines and r.random() < 0.8 else "")
+    return inp, out
+
+
+def _read_examples() -> list[Case]:
+    s = SEPARATOR
+    return [Case((b"Hello" + s + b" world" + s, " 9707\n 1879\n")),
+            Case((b"a" + s + s + b"b", " 64\n\n 65")),
+            Case((b"", "")),
+            Case((s + b"x", "\n 87\n")),
+            Case((b"one" + s + b"two" + s, " 1\n")),
+            Case((b"a\r\nb" + s, " 1 2 3\r\n")),
+            Case((b"a__ggml_vocab_test__b" + s, " 5\n")),
+            Case((b"a" + s, " 1 x\n"))]
+
+
+def _read_generated() -> list[Case]:
+    r = rng(903)
+    cases = [Case((inp, out), f"read_cases(<{name}'s .inp, {len(inp):,} bytes>, <its .out, "
+                              f"{out.count(chr(10))} lines>)", copy=False) for name, inp, out in case_files()]
+    cases += [Case(_random_pair(r)) for _ in range(200)]
+    return cases
+
+
+read_cases = Exercise(
+    id="09.read_cases",
+    title="read an .inp/.out pair as llama.cpp does",
+    statement=(
+        "Write `read_cases(inp, out)`: the cases of a pair of test files, as a list of `(text, expected ids)`\n"
+        "in file order. `inp` is the .inp file's bytes, `out` the .out file's text. The rules are those of\n"
+        "llama.cpp's `tests/test-tokenizer-0.cpp`:\n\n"
+        "- the texts are the pieces of `inp` between separators `b\"\\n__ggml_vocab_test__\\n\"` (the constant\n"
+        "  `SEPARATOR` in your file), kept as bytes. Read from the start: up to the next separator is one text,\n"
+        "  reading goes on after it. A separator at the very end of the file starts no further text; so an empty\n"
+        "  file has no texts, and a file that starts with a separator starts with an empty text;\n"
+        "- the lines of `out` are the pieces between `\"\\n\"`; a final `\"\\n\"` ends the last line and starts no\n"
+        "  other. Line `k` holds the ids of text `k`: strip whitespace from both ends (the files write a space\n"
+        "  before every id, and a line may end in `\\r`), then the ids are separated by single spaces; an empty\n"
+        "  line is an empty list;\n"
+        "- when the numbers of texts and lines differ, raise `ValueError` (llama.cpp stops with \"different\n"
+        "  number of tests\"); so does an id that is not an integer (`int` raises it for you).\n\n"
+        "The check uses the examples above, all 15 pairs in `data/vocab`, and 200 small pairs with empty texts,\n"
+        "separator-like words, `\\r`, missing final newlines, a line too many or too few, or a bad id, against\n"
+        "`gguftok.conformance.cases.read_cases`."),
+    template="",
+    reference=_gguftok_read_cases,
+    reference_name="gguftok.conformance.cases.read_cases",
+    examples=_read_examples,
+    generated=_read_generated,
+    module="conformance",
+)
+
+
+# -------------------------------------------------------------------------------------------- run_cases
+class VocabEncoder:
+    """``encode`` of a real vocabulary as llama.cpp's test encodes: no BOS/EOS, special tokens not parsed."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, text: bytes) -> list[int]:
+        return tokenizer(self.name).encode(text, add_special=False, parse_special=False)
+
+
+class ToyEncoder:
+    """A small encoder with a memory: the ids are the text's bytes, then how many texts it has seen before;
+    it raises for some texts (``ValueError`` for a byte ``ff``, ``KeyError`` for an empty text, ``ZeroDivisionError``
+    for a text that starts with ``0``)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, text: bytes) -> list[int]:
+        self.calls += 1
+        if b"\xff" in text:
+            raise ValueError(f"cannot encode byte 0xff at {text.index(0xFF)}")
+        if not text:
+            raise KeyError("")
+        if text.startswith(b"0"):
+            return [1 // 0]
+        return [*text, self.calls - 1]
+
+    def __repr__(self) -> str:
+        return "ToyEncoder()"
+
+
+def _ref_run_cases(encode, cases):
+    """The loop of ``gguftok.conformance.cases.run_cases``: every case in order, an exception recorded as text."""
+    results = []
+    for text, expected in cases:
+        try:
+            got = encode(text)
+        except Exception as e:  # the check's encoders raise several kinds
+            got = f"{type(e).__name__}: {e}"
+        results.append((text, expected, got))
+    return results
+
+
+def _toy_cases(r) -> list[tuple[bytes, list[int]]]:
+    texts = [random_text(r, "ab0 é", 0, 4).encode() + (b"\xff" if r.random() < 0.15 else b"")
+             for _ in range(r.randint(0, 5))]
+    return [(t, [r.randrange(300) for _ in range(r.randint(0, 3))]) for t in texts]
+
+
+def _toy_case(cases: list[tuple[bytes, list[int]]]) -> Case:
+    return Case((ToyEncoder(), cases), f"run_cases(ToyEncoder(), {short(cases, 150)})")
+
+
+def _run_examples() -> list[Case]:
+    return [_toy_case([(b"ab", [97, 98, 0]), (b"c", [99, 0])]),
+            _toy_case([(b"x\xff", [1]), (b"", []), (b"ok", [111, 107, 2])]),
+            _toy_case([(b"0", [48])]), _toy_case([])]
+
+
+def _run_generated() -> list[Case]:
+    r = rng(904)
+    cases = []
+    for name, inp, out in case_files():
+        tests = _gguftok_read_cases(inp, out)
+        cases.append(Case((VocabEncoder(name), tests), f"run_cases(<{name}'s encode, without BOS or special "
+                                                        f"tokens>, <the {len(tests)} cases of its .inp/.out pair>)"))
+    cases += [_toy_case(_toy_cases(r)) for _ in range(80)]
+    return cases
+
+
+run_cases = Exercise(
+    id="09.run_cases",
+    title="run every case through an encoder",
+    statement=(
+        "Write `run_cases(encode, cases)`: call `encode(text)` once for each case of `cases` (as `read_cases`\n"
+        "gives them), in order, and return one `(text, expected, got)` per case, where `got` is what `encode`\n"
+        "returned. When `encode` raises an exception, `got` is the text `f\"{type(e).__name__}: {e}\"` (for\n"
+        "example `\"ValueError: cannot encode byte 0xff at 1\"`) and the run goes on with the next case: one\n"
+        "broken case must not hide the others.\n\n"
+        "The check uses a small encoder that remembers how many texts it has seen (so each text must be encoded\n"
+        "once, in order) and raises three kinds of exception, and the 15 vocabularies that have a pair of test\n"
+        "files, each encoded as llama.cpp's test encodes (no BOS, special tokens not parsed), against the loop of\n"
+        "`gguftok.conformance.cases.run_cases`."),
+    template="",
+    reference=_ref_run_cases,
+    reference_name="the loop of gguftok.conformance.cases.run_cases",
+    examples=_run_examples,
+    generated=_run_generated,
+    module="conformance",
+)
+
+
+# ------------------------------------------------------------------------------------- first_difference
 def _diff_generated() -> list[Case]:
     r = rng(901)
     cases = []
@@ -34,15 +228,9 @@ first_difference = Exercise(
         "Write `first_difference(got, expected)`: the first index at which the two id lists differ, or `None`\n"
         "when they are equal. When one list is the other with more ids at the end, the first difference is at\n"
         "the end of the shorter one (a missing token is a difference).\n\n"
-        "The check uses the notebook's two cases (the NFD-normalised text, the forgotten BOS) and 250 random\n"
-        "pairs with one id changed, dropped, added or shifted, against `gguftok.viz.conformance_view`."),
-    template='''def first_difference(got: list[int], expected: list[int]) -> int | None:
-    """The first index where ``got`` and ``expected`` differ; None if they are equal.
-
-    >>> first_difference([9906, 1917], [128000, 9906, 1917]), first_difference([1, 2], [1, 2])
-    (0, None)
-    """
-    raise NotImplementedError''',
+        "The check uses the Llama 3 ids that forgot BOS (above), four small pairs, and 250 random pairs with one\n"
+        "id changed, dropped, added or shifted, against `gguftok.viz.conformance_view.first_difference`."),
+    template="",
     reference=_first_difference,
     reference_name="gguftok.viz.conformance_view.first_difference",
     examples=lambda: [Case(([9906, 1917, 11, 433, 596, 220, 2366, 21, 0],
@@ -50,49 +238,7 @@ first_difference = Exercise(
                       Case(([1, 2, 3], [1, 2, 3])), Case(([1, 2], [1, 2, 5])), Case(([1, 2, 5], [1, 2])),
                       Case(([], []))],
     generated=_diff_generated,
+    module="conformance",
 )
 
-
-def _parse_generated() -> list[Case]:
-    r = rng(902)
-    cases = []
-    for _ in range(200):
-        ids = [str(r.randrange(200_000)) for _ in range(r.randint(0, 6))]
-        sep = r.choice([", ", ",", " ", "  ", ",\n", "\t"])
-        text = sep.join(ids)
-        if r.random() < 0.5:
-            text = f"[{text}]"
-        if r.random() < 0.3:
-            text = random_text(r, " \n", 0, 2) + text + random_text(r, " \n", 0, 2)
-        if r.random() < 0.1:
-            text = text.replace(ids[0], r.choice(["x", "1.5", "0x1F", "--3"]), 1) if ids else "[a]"
-        cases.append(Case((text,)))
-    return cases
-
-
-parse_ids = Exercise(
-    id="09.parse_ids",
-    title="ids pasted as text",
-    statement=(
-        "Ids arrive as text: `llama-tokenize --ids` prints `[9707, 1879, 0]`, and people paste `9707 1879 0` or\n"
-        "`9707,1879,0`. Write `parse_ids(text)` that accepts all three: strip surrounding whitespace, then one\n"
-        "optional `[` at the start and one optional `]` at the end, and split the rest on any run of commas and\n"
-        "whitespace. Empty parts are ignored, so an empty text is `[]`. A part that is not an integer (digits\n"
-        "with an optional leading `-`) raises `ValueError`.\n\n"
-        "The check uses a few fixed texts and 200 random ones, some with a bad part, against\n"
-        "`gguftok.viz.conformance_view.parse_ids`."),
-    template='''def parse_ids(text: str) -> list[int]:
-    """Ids from ``"[1, 2, 3]"``, ``"1 2 3"`` or ``"1,2,3"``; ValueError for anything else.
-
-    >>> parse_ids("[9707, 1879,0]")
-    [9707, 1879, 0]
-    """
-    raise NotImplementedError''',
-    reference=_parse_ids,
-    reference_name="gguftok.viz.conformance_view.parse_ids",
-    examples=lambda: [Case((t,)) for t in ("[9906, 1917, 11, 433, 596, 220, 2366, 21, 0]", "9707 1879 0", "9707,1879,0",
-                                           "", "[]", "[1, two]", " [ 5 ] ", "-1")],
-    generated=_parse_generated,
-)
-
-EXERCISES = [first_difference, parse_ids]
+EXERCISES = [read_cases, run_cases, first_difference]

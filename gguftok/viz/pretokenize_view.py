@@ -83,7 +83,7 @@ def _count(n: int) -> str:
 
 
 def _title_html(title: str) -> str:
-    return f'<div style="margin:4px 0 2px 0;color:inherit">{html.escape(title)}</div>'
+    return f'<div style="margin:4px 0 2px 0;color:inherit;overflow-wrap:anywhere">{html.escape(title)}</div>'
 
 
 def _piece_chips(pre: str, text: str) -> tuple[str, str, int]:
@@ -136,6 +136,166 @@ def vocabulary_words(paths: Sequence, text: str) -> Rendered:
     return Rendered("<div>" + "".join(blocks) + "</div>", "\n".join(lines))
 
 
+# --- a regex list, step by step --------------------------------------------------------------------------
+
+
+def list_steps(regexes: Sequence[str], text: str) -> list[list[str]]:
+    """The pieces of ``text`` after each regex of ``regexes`` in turn, as llama.cpp cuts them (gguftok's
+    pre-tokenizer with the list cut short after each step); pieces of no characters left out.
+
+    >>> list_steps([r"\\p{N}", r" ?\\p{L}+"], "Hi you 42")
+    [['Hi you ', '4', '2'], ['Hi', ' you', ' ', '4', '2']]
+    """
+    out = []
+    for k in range(1, len(regexes) + 1):
+        config = PreTokenizerConfig(None, "regexes", regexes=tuple(regexes[:k]), byte_encode=False)
+        out.append([w for w in PreTokenizer(config).words(text) if w] if text else [])
+    return out
+
+
+def list_view(regexes: Sequence[str], text: str) -> Rendered:
+    """Each regex of a list, whole, and the pieces after it: how the list cuts ``text`` step by step."""
+    head = f"{len(regexes)} regex{'' if len(regexes) == 1 else 'es'} on {escape_visible(text)}"
+    lines, parts = [head], [_title_html(head)]
+    for k, (rx, cut) in enumerate(zip(regexes, list_steps(regexes, text), strict=True), 1):
+        chip_text = " ".join(f"[{escape_visible(p)}]" for p in cut)
+        lines.append(f"  after regex {k}, {literal(rx)}: {_count(len(cut))}")
+        lines.append(f"    {chip_text}")
+        chips_html = "".join(_chip(escape_visible(p), f"piece {i + 1} of {len(cut)}", i) for i, p in enumerate(cut))
+        parts.append(f"<div style='margin-left:1em'>{_title_html(f'after regex {k}, {_count(len(cut))}:')}"
+                     f"<code style='{_CODE_STYLE}'>{html.escape(literal(rx))}</code><div>{chips_html}</div></div>")
+    return Rendered(f"<div>{''.join(parts)}</div>", "\n".join(lines))
+
+
+# --- one pattern, alternative by alternative -------------------------------------------------------------
+
+
+def alternatives(pattern: str) -> list[str]:
+    r"""The top-level alternatives of a pattern: split at each ``|`` outside brackets, groups and escapes.
+
+    >>> alternatives(r"(?:'[sS]|'[tT])|\p{N}{1,3}|[|]+|\s+")
+    ["(?:'[sS]|'[tT])", '\\p{N}{1,3}', '[|]+', '\\s+']
+    """
+    out, start, depth, inside, escaped = [], 0, 0, False, False
+    for i, c in enumerate(pattern):
+        if escaped:
+            escaped = False
+        elif c == "\\":
+            escaped = True
+        elif inside:
+            inside = c != "]" or pattern[i - 1] == "["  # a ] first in a class is a member
+        elif c == "[":
+            inside = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            out.append(pattern[start:i])
+            start = i + 1
+    out.append(pattern[start:])
+    return out
+
+
+def alternative_matches(pattern: str, text: str) -> list[tuple[str, int | None]]:
+    """The pieces one pattern cuts ``text`` into (plain ``regex``), each with the number of the alternative
+    (from 1) that took it, ``None`` for the text between two matches."""
+    import regex
+
+    alts = alternatives(pattern)
+    compiled = regex.compile("|".join(f"({a})" for a in alts))
+    # group k of the joined pattern opens alternative k: count the groups of each alternative to find them
+    firsts, n = [], 1
+    for a in alts:
+        firsts.append(n)
+        n += 1 + regex.compile(a).groups
+    out, at = [], 0
+    for m in compiled.finditer(text):
+        if m.start() > at:
+            out.append((text[at:m.start()], None))
+        if m.end() > m.start():
+            out.append((m.group(), next(k for k, g in enumerate(firsts, 1) if m.group(g) is not None)))
+        at = m.end()
+    if at < len(text):
+        out.append((text[at:], None))
+    return out
+
+
+def alternatives_view(pattern: str, text: str) -> Rendered:
+    """Each alternative of ``pattern``, whole, and the pieces of ``text`` it took (the alternatives are tried in
+    order at each place, and the first that matches wins), then the pieces in text order, numbered by the
+    alternative that took them."""
+    alts = alternatives(pattern)
+    found = alternative_matches(pattern, text)
+    head = f"{len(alts)} alternatives, tried in this order at each place, on {escape_visible(text)}"
+    lines, rows = [head], []
+    for k, alt in enumerate(alts, 1):
+        took = [p for p, j in found if j == k]
+        chips_text = " ".join(f"[{escape_visible(p)}]" for p in took) or "(nothing here)"
+        lines.append(f"  {k}. {literal(alt)}: {chips_text}")
+        chips_html = "".join(_chip(escape_visible(p), f"taken by alternative {k}", k - 1) for p in took)
+        rows.append(f"<tr><td style='padding:1px 6px;vertical-align:top'>{k}</td><td style='padding:1px 6px;"
+                    f"vertical-align:top;{_CODE_STYLE}'>{html.escape(literal(alt))}</td><td style='padding:1px 6px'>"
+                    f"{chips_html or html.escape('(nothing here)')}</td></tr>")
+    gaps = [p for p, j in found if j is None]
+    if gaps:
+        lines.append("  no alternative, the text between two matches: " + " ".join(f"[{escape_visible(p)}]"
+                                                                                  for p in gaps))
+        rows.append("<tr><td></td><td style='padding:1px 6px'>between two matches</td><td style='padding:1px 6px'>"
+                    + "".join(_chip(escape_visible(p), "no alternative took it", 7) for p in gaps) + "</td></tr>")
+    order = " ".join(f"[{escape_visible(p)}]{j or '·'}" for p, j in found)
+    lines.append(f"  in text order: {order}")
+    order_html = "".join(_chip(f"{escape_visible(p)} {j or '·'}", "alternative " + (str(j) if j else "none"),
+                               (j or 8) - 1) for p, j in found)
+    return Rendered(f"<div>{_title_html(head)}<table>{''.join(rows)}</table>"
+                    f"{_title_html('in text order (the number is the alternative):')}<div>{order_html}</div></div>",
+                    "\n".join(lines))
+
+
+# --- where the regex module and llama.cpp's tables class a code point differently --------------------------
+
+_CLASSES = {"L": "letter", "N": "number", "M": "mark", "P": "punctuation", "S": "symbol"}
+_CLASS_MARKERS = {"L": "\xd2", "N": "\xd1", "M": "\xd4", "P": "\xd3", "S": "\xd5"}
+
+
+@lru_cache(maxsize=1)
+def class_differences() -> dict[str, tuple[list[int], list[int]]]:
+    """For each of ``\\p{L}``, ``\\p{N}``, ``\\p{M}``, ``\\p{P}``, ``\\p{S}``: the non-ASCII code points the
+    ``regex`` module puts in the class and llama.cpp's tables (Unicode 15.1) do not, and the reverse."""
+    import numpy as np
+    import regex
+
+    from ..pretokenize.regex_split import COLLAPSE_TABLE
+
+    every = "".join(map(chr, range(0x110000)))
+    out = {}
+    for name, marker in _CLASS_MARKERS.items():
+        theirs = set(np.flatnonzero(ord(marker) == COLLAPSE_TABLE).tolist())
+        ours = {m.start() for m in regex.finditer(rf"\p{{{name}}}", every) if m.start() >= 0x80}
+        out[name] = (sorted(ours - theirs), sorted(theirs - ours))
+    return out
+
+
+def class_differences_view() -> Rendered:
+    """:func:`class_differences` as a table: the counts, and the first few code points of each."""
+    diffs = class_differences()
+    head = f"{'class':18s} {'regex only':>10s} {'llama.cpp only':>14s}  e.g."
+    lines, rows = [head], []
+    for name, (ours, theirs) in diffs.items():
+        eg = ", ".join(f"U+{c:04X}" for c in (ours or theirs)[:4])
+        label = f"\\p{{{name}}} ({_CLASSES[name]})"
+        lines.append(f"{label:18s} {len(ours):>10,d} {len(theirs):>14,d}  {eg}")
+        rows.append(f"<tr><td style='padding:0 8px;font-family:monospace'>{html.escape(label)}</td>"
+                    f"<td style='padding:0 8px;text-align:right'>{len(ours):,}</td>"
+                    f"<td style='padding:0 8px;text-align:right'>{len(theirs):,}</td>"
+                    f"<td style='padding:0 8px;font-family:monospace'>{html.escape(eg)}</td></tr>")
+    total = sum(len(a) + len(b) for a, b in diffs.values())
+    lines.append(f"{total:,} code points in all")
+    table = ("<table><tr><th>class</th><th>regex only</th><th>llama.cpp only</th><th>e.g.</th></tr>"
+             + "".join(rows) + "</table>")
+    return Rendered(f"<div>{table}{_title_html(lines[-1])}</div>", "\n".join(lines))
+
+
 # --- which code runs for a pre string -------------------------------------------------------------------
 
 
@@ -163,21 +323,34 @@ def steps(pre: str) -> list[Step]:
     return out
 
 
-def _short_regex(rx: str, width: int = 90) -> str:
-    s = escape_visible(rx)
-    return s if len(s) <= width else s[: width - 1] + "…"
+def literal(rx: str) -> str:
+    r"""A pattern as a Python raw string, whole, as one would write it in a program (``repr`` if a raw string
+    cannot hold it: both quote characters, a control character, a trailing backslash).
+
+    >>> print(literal(" ?\\p{L}+"), literal("'s|\\s+"), literal("[\\r\\n]"), literal("[\r\n]"))
+    r" ?\p{L}+" r"'s|\s+" r"[\r\n]" '[\r\n]'
+    """
+    printable = all(c.isprintable() or c == " " for c in rx) and not rx.endswith("\\")
+    if printable and '"' not in rx:
+        return f'r"{rx}"'
+    if printable and "'" not in rx:
+        return f"r'{rx}'"
+    return repr(rx)
+
+
+_CODE_STYLE = "font-family:monospace;white-space:pre-wrap;word-break:break-all"
 
 
 def steps_view(pre: str) -> Rendered:
-    """The steps of one pre string: each regex (shortened) and the code that runs it."""
+    """The steps of one pre string: each regex, whole, and the code that runs it."""
     config = pre_tokenizer_config(pre)
     head = (f"{pre} → pre-type {config.type} → {len(config.regexes)} regex(es), applied in order"
             + ("" if config.byte_encode else "; words are not byte-encoded"))
     lines, rows = [head], []
     for k, s in enumerate(steps(pre), 1):
         how = f"{s.path} ({s.splitter})" if s.splitter else s.path
-        lines.append(f"  {k}. {how}: {_short_regex(s.regex)}")
-        rows.append(f"<li>{html.escape(how)}: <code>{html.escape(_short_regex(s.regex))}</code></li>")
+        lines.append(f"  {k}. {how}: {literal(s.regex)}")
+        rows.append(f"<li>{html.escape(how)}: <code style='{_CODE_STYLE}'>{html.escape(literal(s.regex))}</code></li>")
     return Rendered(f"<div>{_title_html(head)}<ol style='margin:0'>{''.join(rows)}</ol></div>", "\n".join(lines))
 
 
@@ -226,7 +399,7 @@ def engine_view(pre: str, text: str) -> Rendered:
         prefix = PreTokenizerConfig(pre, config.type, regexes=config.regexes[:k], byte_encode=False)
         cut = _cut(text, PreTokenizer(prefix).split_lengths(cps))
         how = f"{s.path} ({s.splitter})" if s.splitter else s.path
-        step_lines = [f"  step {k}: {how}: {_short_regex(s.regex, 60)}"]
+        step_lines = [f"  step {k}: {how}: {literal(s.regex)}"]
         if seen is not None:
             step_lines.append(f"    the engine sees: {seen}")
         step_lines.append("    pieces: " + " ".join(f"[{escape_visible(p)}]" for p in cut if p))
@@ -409,6 +582,148 @@ def piece_count_chart(rows: Sequence[CountRow]):
     return fig
 
 
+# --- yours next to llama.cpp's -------------------------------------------------------------------------
+
+NOT_WRITTEN = "not written yet"
+
+
+@dataclass(frozen=True)
+class YourPieces:
+    """What the student's ``mytok/pretokenize.py`` makes of one text: the pieces, or ``None`` and why not;
+    ``how`` says which regex list was used."""
+
+    pieces: list[str] | None
+    how: str
+
+
+def your_pieces(pre: str, text: str, module=None) -> YourPieces:
+    """The pieces of ``text`` by the student's ``split`` with their ``regexes_for(pre)``, or, while that is not
+    written (or does not know ``pre``), with llama.cpp's list for ``pre``. ``module`` is anything with ``split``
+    and ``regexes_for`` attributes; by default the student's module, read afresh from disk. Nothing here
+    raises: a missing package, an unwritten ``split`` or an exception is said in ``how``.
+
+    >>> your_pieces("qwen2", "a 12", module=object()).how
+    'not written yet: there is no split in it'
+    """
+    if module is None:
+        try:
+            from ..exercises.workspace import load
+
+            module = load("pretokenize")
+        except Exception as e:  # no package, a syntax error, an error while the module runs
+            return YourPieces(None, f"{NOT_WRITTEN}: mytok/pretokenize.py does not load ({_said(e)})")
+    split = getattr(module, "split", None)
+    if not callable(split):
+        return YourPieces(None, f"{NOT_WRITTEN}: there is no split in it")
+    regexes, how = _your_regexes(module, pre)
+    try:
+        got = split(text, list(regexes))
+    except NotImplementedError:
+        return YourPieces(None, f"{NOT_WRITTEN}: your split still raises NotImplementedError")
+    except Exception as e:
+        return YourPieces(None, f"your split {how} raised {_said(e)}")
+    if got is Ellipsis:
+        return YourPieces(None, f"{NOT_WRITTEN}: your split still returns ...")
+    if not isinstance(got, list | tuple) or not all(isinstance(p, str) for p in got):
+        return YourPieces(None, f"your split {how} returned {_short(got)}, not a list of strings")
+    return YourPieces(list(got), f"your split {how}")
+
+
+def _your_regexes(module, pre: str) -> tuple[list[str], str]:
+    """The student's list for ``pre`` if they have one, else llama.cpp's; and how to say which it is."""
+    llama = list(pre_tokenizer_config(pre).regexes)
+    regexes_for = getattr(module, "regexes_for", None)
+    if not callable(regexes_for):
+        return llama, "with llama.cpp's regex list (there is no regexes_for)"
+    try:
+        mine = regexes_for(pre)
+    except NotImplementedError:
+        return llama, "with llama.cpp's regex list (your regexes_for is not written yet)"
+    except ValueError:
+        return llama, f"with llama.cpp's regex list (your regexes_for does not know {pre!r})"
+    except Exception as e:
+        return llama, f"with llama.cpp's regex list (your regexes_for raised {_said(e)})"
+    if not isinstance(mine, list | tuple) or not all(isinstance(r, str) for r in mine):
+        return llama, f"with llama.cpp's regex list (your regexes_for returned {_short(mine)})"
+    return list(mine), f"with your regexes_for({pre!r})"
+
+
+def _said(e: BaseException) -> str:
+    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+
+
+def _short(value, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _spans(pieces: Sequence[str]) -> list[tuple[int, int]]:
+    out, start = [], 0
+    for p in pieces:
+        out.append((start, start + len(p)))
+        start += len(p)
+    return out
+
+
+def _marked_row(pieces: Sequence[str], others: set[tuple[int, int]], whose: str) -> tuple[str, str, int]:
+    """Chips for one row; a piece whose place in the text the other row does not have is marked: a red,
+    dashed, thicker border and ✗ after it (in the text, ✗ after its brackets)."""
+    html_parts, text_parts, marked = [], [], 0
+    for k, (piece, span) in enumerate(zip(pieces, _spans(pieces), strict=True)):
+        label = escape_visible(piece)
+        if span in others:
+            tip = f"{whose} piece {k + 1} of {len(pieces)}: the same in both"
+            html_parts.append(_chip(label, tip, 1 + 3 * (k % 2)))
+            text_parts.append(f"[{label}]")
+        else:
+            marked += 1
+            tip = (f"{whose} piece {k + 1} of {len(pieces)}, code points {span[0]} to {span[1] - 1}: "
+                   "the other row does not have this piece")
+            html_parts.append(_chip(label, tip, 5, ";border-width:2px;border-style:dashed")
+                              + '<span style="color:inherit;font-weight:bold">✗</span>')
+            text_parts.append(f"[{label}]✗")
+    return "".join(html_parts), " ".join(text_parts), marked
+
+
+def yours_view(pre: str, text: str, module=None) -> Rendered:
+    """Your pieces of ``text`` under ``pre`` next to llama.cpp's (gguftok's pre-tokenizer), each piece that one
+    row has and the other does not marked, then the first difference. While your ``split`` is not written, the
+    view says so and shows llama.cpp's row alone; see :func:`your_pieces` for ``module``."""
+    llama = pieces(pre, text)
+    yours = your_pieces(pre, text, module)
+    head = f"{pre}: your pre-tokenizer next to llama.cpp's, on {_short(text, 70)}"
+    if yours.pieces is None:
+        row_html, row_text, _ = _marked_row(llama, set(_spans(llama)), "llama.cpp's")
+        lines = [head, f"  llama.cpp's {_count(len(llama))}: {row_text}", f"  yours: {yours.how}"]
+        rows = [("llama.cpp's", _count(len(llama)), row_html), ("yours", "", html.escape(yours.how))]
+        return Rendered(_rows_html(head, rows, ""), "\n".join(lines))
+    mine = yours.pieces
+    l_html, l_text, _ = _marked_row(llama, set(_spans(mine)), "llama.cpp's")
+    y_html, y_text, _ = _marked_row(mine, set(_spans(llama)), "your")
+    if mine == llama:
+        verdict = f"the same {_count(len(llama))}"
+    else:
+        k = next((i for i, (a, b) in enumerate(zip(llama, mine, strict=False)) if a != b), min(len(llama), len(mine)))
+        theirs = repr(llama[k]) if k < len(llama) else "nothing (its list ends)"
+        ours = repr(mine[k]) if k < len(mine) else "nothing (your list ends)"
+        verdict = f"first difference at piece {k + 1}: llama.cpp's is {theirs}, yours {ours}"
+        if "".join(mine) != text:
+            verdict += "; and your pieces do not join back to the text"
+    lines = [head, f"  llama.cpp's {_count(len(llama))}: {l_text}", f"  yours {_count(len(mine))}: {y_text}",
+             f"  ({yours.how})", verdict]
+    rows = [("llama.cpp's", _count(len(llama)), l_html),
+            ("yours", _count(len(mine)), f"{y_html}<div style='color:inherit'>{html.escape(yours.how)}</div>")]
+    return Rendered(_rows_html(head, rows, verdict), "\n".join(lines))
+
+
+def _rows_html(head: str, rows: Sequence[tuple[str, str, str]], verdict: str) -> str:
+    body = "".join(f"<tr><td style='padding:2px 8px;vertical-align:top;white-space:nowrap'>{html.escape(who)}"
+                   f"<br>{html.escape(count)}</td><td style='padding:2px 8px'>{cells}</td></tr>"
+                   for who, count, cells in rows)
+    tail = f"<div style='margin:2px 0;font-weight:bold;color:inherit'>{html.escape(verdict)}</div>" if verdict else ""
+    return f"<div>{_title_html(head)}<table>{body}</table>{tail}</div>"
+
+
 # --- the explorer ---------------------------------------------------------------------------------------
 
 
@@ -423,19 +738,23 @@ def pre_options() -> list[tuple[str, str]]:
     return [(f"{p} · {PRE_STRINGS[p]['type']}", p) for p in sorted(PRE_STRINGS)]
 
 
-def pretokenizer_explorer(text: str = LESSON_LINE, pre: str = "qwen2"):
-    """A text box and a choice of the 91 pre strings over :func:`explorer_view`."""
+def pretokenizer_explorer(text: str = LESSON_LINE, pre: str = "qwen2", yours: bool = False, module=None):
+    """A text box and a choice of the 91 pre strings over :func:`explorer_view`. With ``yours``, your pieces
+    next to llama.cpp's come first (:func:`yours_view`, your module read afresh at every change; ``module``
+    as there)."""
     import ipywidgets as W
 
     box = W.Textarea(value=text, description="text", layout=W.Layout(width="95%", height="5em"))
     choice = W.Dropdown(options=pre_options(), value=pre, description="pre")
+    mine = W.HTML()
     out = W.HTML()
 
     def update(*_):
+        if yours:
+            mine.value = yours_view(choice.value, box.value, module).html
         out.value = explorer_view(choice.value, box.value).html
 
     box.observe(update, names="value")
     choice.observe(update, names="value")
     update()
-    return W.VBox([choice, box, out])
-
+    return W.VBox([choice, box, mine, out] if yours else [choice, box, out])

@@ -14,6 +14,17 @@ through and labelled, and when it is popped the frame says it was skipped.
 step 5 of 5: pop rank 8 w+er -> skipped (stale: its left side was merged into its neighbour)
 symbols: [lower]
 queue: (empty)
+
+The student's own ``merge_word`` (``mytok/merge_queue.py``) can be played beside gguftok's: given a list as
+its keyword ``trace``, it appends one tuple ``(rank, position, left, right, merged)`` per pop, and
+:func:`beside_frames` / :func:`beside_table` replay those pops next to gguftok's, marking the first one that
+differs. Until the student has written it, both say so in one frame.
+
+>>> def mine(word, ranks, *, trace=None):
+...     raise NotImplementedError
+>>> print(beside_table("lower", ranks, mine).text)  # doctest: +NORMALIZE_WHITESPACE
+merge_word('lower'): your merge_word (mytok/merge_queue.py) is not written yet: it still raises
+NotImplementedError; write it, save the file, and run this again
 """
 
 from __future__ import annotations
@@ -25,7 +36,8 @@ import random
 import string
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from itertools import pairwise
 
 from ..models.bpe import MergeStep, merge_word
@@ -393,3 +405,272 @@ def queue_player(frames: Sequence[Rendered], interval: int = 900):
     W.jslink((play, "value"), (stack, "selected_index"))
     W.jslink((slider, "value"), (stack, "selected_index"))
     return W.VBox([W.HBox([play, slider]), stack])
+
+
+# ------------------------------------------------------------------------------------ yours beside gguftok's
+Pop = tuple[int, int, str, str, bool]  # one pop of the student's trace: (rank, position, left, right, merged)
+
+
+@dataclass(frozen=True)
+class YourRun:
+    """The student's ``merge_word`` on one word: what it returned and the pops it recorded, or why there is
+    nothing to play (``problem``: not written yet, an exception, no trace)."""
+
+    word: str
+    symbols: list[str] | None = None
+    pops: list[Pop] = field(default_factory=list)
+    problem: str | None = None
+
+
+def _student_merge_word() -> tuple[Callable[..., object] | None, str | None]:
+    """The student's ``merge_word``, read afresh from their package, or why it cannot be had."""
+    from ..errors import WorkspaceError
+    from ..exercises.workspace import load
+
+    try:
+        module = load("merge_queue")
+    except WorkspaceError as e:
+        return None, str(e)
+    except Exception as e:  # the student's module raised while it was imported
+        return None, f"mytok/merge_queue.py raised {type(e).__name__} when imported: {e}"
+    fn = getattr(module, "merge_word", None)
+    if not callable(fn):
+        return None, "mytok/merge_queue.py has no merge_word: keep the name the template gave it"
+    return fn, None
+
+
+def _bad_pop(pop: object) -> bool:
+    return not (isinstance(pop, tuple | list) and len(pop) == 5 and isinstance(pop[0], int)
+                and isinstance(pop[1], int) and isinstance(pop[2], str) and isinstance(pop[3], str)
+                and isinstance(pop[4], bool))
+
+
+def run_yours(word: str, ranks: dict[str, int], mine: Callable[..., object] | None = None) -> YourRun:
+    """Run the student's ``merge_word`` (``mine``, default: the one in their package now) on ``word`` with a
+    trace; never raises for the student's mistakes, it says what went wrong in ``problem``."""
+    if mine is None:
+        mine, problem = _student_merge_word()
+        if mine is None:
+            return YourRun(word, problem=problem)
+    pops: list = []
+    try:
+        symbols = mine(word, ranks, trace=pops)
+    except NotImplementedError:
+        return YourRun(word, problem="your merge_word (mytok/merge_queue.py) is not written yet: it still raises "
+                                     "NotImplementedError; write it, save the file, and run this again")
+    except TypeError as e:
+        if "trace" in str(e):
+            return YourRun(word, problem="your merge_word takes no keyword trace: keep the template's signature, "
+                                         "merge_word(word, ranks, *, trace=None)")
+        return YourRun(word, problem=f"your merge_word raised TypeError: {e}")
+    except Exception as e:
+        return YourRun(word, problem=f"your merge_word raised {type(e).__name__}: {e}")
+    if symbols is Ellipsis:
+        return YourRun(word, problem="your merge_word (mytok/merge_queue.py) is not written yet: it returns ...; "
+                                     "write it, save the file, and run this again")
+    bad = next((k for k, p in enumerate(pops) if _bad_pop(p)), None)
+    if bad is not None:
+        return YourRun(word, problem=f"entry {bad} of your trace is {short_repr(pops[bad])}, not a tuple "
+                                     "(rank, position, left, right, merged)")
+    shown = list(symbols) if isinstance(symbols, list | tuple) else None
+    if shown is None:
+        return YourRun(word, problem=f"your merge_word returned {short_repr(symbols)}, not a list of symbols")
+    return YourRun(word, shown, [tuple(p) for p in pops])
+
+
+def short_repr(value: object, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+@dataclass(frozen=True)
+class _Replayed:
+    symbols: list[str]  # after the pop
+    new_at: int | None  # index of the symbol it made
+    note: str  # why a pop recorded as merged could not be applied to these symbols ("" when it could)
+
+
+def replay(word: str, pops: Sequence[Pop]) -> list[_Replayed]:
+    """The symbols after each of the student's pops, rebuilt from the pops alone: a merged pop joins the symbol
+    that starts at its ``position`` with the next one, when they are its ``left`` and ``right``.
+
+    >>> [r.symbols for r in replay("abc", [(0, 1, "b", "c", True), (5, 0, "a", "b", False)])]
+    [['a', 'bc'], ['a', 'bc']]
+    """
+    syms, starts = list(word), list(range(len(word)))
+    out = []
+    for _rank, pos, left, right, merged in pops:
+        new_at, note = None, ""
+        if merged:
+            k = starts.index(pos) if pos in starts else -1
+            if 0 <= k < len(syms) - 1 and syms[k] == left and syms[k + 1] == right:
+                syms[k:k + 2] = [left + right]
+                del starts[k + 1]
+                new_at = k
+            else:
+                note = (f"recorded as merged, but these symbols have no {escape_visible(left)}+"
+                        f"{escape_visible(right)} at position {pos}")
+        out.append(_Replayed(list(syms), new_at, note))
+    return out
+
+
+def _ref_pops(word: str, ranks: dict[str, int]) -> tuple[list[str], list[MergeStep], list[tuple[int, str, str, bool]]]:
+    steps: list[MergeStep] = []
+    symbols = merge_word(word, ranks, steps)
+    pops = []
+    for s in steps:
+        left, right = split_pair(s.pair, s.rank, ranks) or (s.pair, "")
+        pops.append((s.rank, left, right, s.merged))
+    return symbols, steps, pops
+
+
+def _pop_text(rank: int, left: str, right: str, merged: bool, pos: int | None = None) -> str:
+    at = f" at {pos}" if pos is not None else ""
+    return f"r{rank} {escape_visible(left)}+{escape_visible(right)}{at} {'merged' if merged else 'skipped'}"
+
+
+def _first_difference(ref_pops, ref_steps, your_pops, your_states) -> int | None:
+    """The index of the first pop where the two runs part (other pop, or other symbols after it), else None."""
+    for k in range(max(len(ref_pops), len(your_pops))):
+        if k >= len(ref_pops) or k >= len(your_pops):
+            return k
+        rank, _, left, right, merged = your_pops[k]
+        if (rank, left, right, merged) != ref_pops[k] or your_states[k].symbols != ref_steps[k].symbols \
+                or your_states[k].note:
+            return k
+    return None
+
+
+def _symbols_text(symbols: Sequence[str]) -> str:
+    return " ".join(f"[{escape_visible(s)}]" for s in symbols)
+
+
+def _message(word: str, text: str) -> Rendered:
+    full = f"merge_word({escape_visible(word)!r}): {text}"
+    body = (f'<div style="{_BOX};border-color:{_GREY_BORDER};background:{_GREY_FILL};color:{TEXT}">'
+            f"{html.escape(full)}</div>")
+    return Rendered(body, full)
+
+
+def _no_pops_problem(run: YourRun, ref_symbols: list[str], ref_steps: list[MergeStep]) -> str | None:
+    if run.problem:
+        return run.problem
+    if not run.pops and ref_steps:
+        return (f"your merge_word returned {short_repr(run.symbols)} (gguftok's: {short_repr(ref_symbols)}) but "
+                "recorded no pops: append (rank, position, left, right, merged) to trace at each pop to see them here")
+    return None
+
+
+def beside_table(word: str, ranks: dict[str, int], mine: Callable[..., object] | None = None) -> Rendered:
+    """The student's pops beside gguftok's, one line per pop, the first that differs marked; or one line saying
+    why there is nothing to show (the student's ``merge_word`` is not written yet, say). ``mine`` defaults to
+    the ``merge_word`` of the student's package as it is on disk now."""
+    run = run_yours(word, ranks, mine)
+    ref_symbols, ref_steps, ref_pops = _ref_pops(word, ranks)
+    problem = _no_pops_problem(run, ref_symbols, ref_steps)
+    if problem:
+        return _message(word, problem)
+    states = replay(word, run.pops)
+    first = _first_difference(ref_pops, ref_steps, run.pops, states)
+    n_ref, n_yours = len(ref_pops), len(run.pops)
+    if first is None and run.symbols == ref_symbols:
+        verdict = f"the same {n_ref} pops in the same order" if n_ref else "no pops on either side"
+    elif first is None:
+        verdict = f"the same {n_ref} pops, but your merge_word returned other symbols than its own trace makes"
+    else:
+        verdict = f"gguftok's {n_ref} pops, yours {n_yours}: the first difference is pop {first + 1}"
+    rows = []
+    for k in range(max(n_ref, n_yours)):
+        ref = _pop_text(*ref_pops[k]) if k < n_ref else "(no more pops)"
+        if k < n_yours:
+            rank, pos, left, right, merged = run.pops[k]
+            yours = _pop_text(rank, left, right, merged, pos)
+        else:
+            yours = "(no more pops)"
+        mark = "<- first difference" if k == first else ""
+        note = states[k].note if k < n_yours and states[k].note else ""
+        rows.append((str(k + 1), ref, yours, "; ".join(x for x in (mark, note) if x)))
+    head = ("pop", "gguftok's", "yours", "")
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(3)]
+    lines = [f"merge_word({escape_visible(word)!r}) beside gguftok's: {verdict}"]
+    for r in [head, *rows]:
+        lines.append(f"{r[0]:>{widths[0]}s}  {r[1]:{widths[1]}s}  {r[2]:{widths[2]}s}  {r[3]}".rstrip())
+    lines.append(f"symbols: gguftok's {_symbols_text(ref_symbols)}; yours {_symbols_text(run.symbols or [])}")
+    cells = ""
+    for r in rows:
+        bad = r[3].startswith("<-")
+        style = (f"padding:0 8px;font-family:monospace;white-space:pre;border:1px solid {PALETTE[5][0]};"
+                 f"background:{PALETTE[5][1]};color:{TEXT}" if bad else
+                 "padding:0 8px;font-family:monospace;white-space:pre")
+        cells += "<tr>" + "".join(f"<td style='{style}'>{html.escape(c)}</td>" for c in r) + "</tr>"
+    table = (f"<div>{html.escape(lines[0])}</div><table><tr>"
+             + "".join(f"<th>{html.escape(h)}</th>" for h in head) + f"</tr>{cells}</table>"
+             f"<div>{html.escape(lines[-1])}</div>")
+    return Rendered(table, "\n".join(lines))
+
+
+def _your_frame(k: int, n: int, run: YourRun, states: list[_Replayed]) -> tuple[str, str]:
+    """(html, text) of the student's side after their pop ``k`` (0: the start)."""
+    label = 'style="display:inline-block;width:5.5em;font-weight:bold"'
+    if k == 0:
+        head, symbols, new_at = f"start: {len(run.word)} symbols", list(run.word), None
+    elif k <= len(run.pops):
+        rank, pos, left, right, merged = run.pops[k - 1]
+        state = states[k - 1]
+        head = f"pop {k} of {n}: " + _pop_text(rank, left, right, merged, pos)
+        if state.note:
+            head += f" ({state.note})"
+        symbols, new_at = state.symbols, state.new_at
+    else:
+        head = f"(your trace ended after {len(run.pops)} pops)"
+        symbols, new_at = (states[-1].symbols if states else list(run.word)), None
+    upcoming = [_pop_text(p[0], p[2], p[3], p[4]) for p in run.pops[k:k + 6]]
+    more = len(run.pops) - k - len(upcoming)
+    nxt = " | ".join(upcoming) + (f" | ... +{more} more" if more > 0 else "") if upcoming else "(none)"
+    sym_html, sym_text = _symbol_chips(symbols, new_at)
+    body = (f'<div style="{_BOX}"><div style="font-weight:bold">yours</div><div>{html.escape(head)}</div>'
+            f"<div><span {label}>symbols</span>{sym_html}</div>"
+            f'<div><span {label}>next pops</span><span style="font-family:monospace">{html.escape(nxt)}</span>'
+            "</div></div>")
+    return body, f"yours: {head}\nsymbols: {sym_text}\nnext pops: {nxt}"
+
+
+def beside_frames(word: str, ranks: dict[str, int], mine: Callable[..., object] | None = None, *,
+                  top: int = 6) -> list[Rendered]:
+    """Frames for :func:`queue_player`: gguftok's frame of each pop (its queue included) beside the student's
+    (their pop, the symbols it leaves, and the pops their trace has next), with a line on top saying whether
+    the two pops agree. A single frame says why, when the student's ``merge_word`` cannot be played yet."""
+    run = run_yours(word, ranks, mine)
+    ref_symbols, ref_steps, ref_pops = _ref_pops(word, ranks)
+    problem = _no_pops_problem(run, ref_symbols, ref_steps)
+    if problem:
+        return [_message(word, problem)]
+    states = replay(word, run.pops)
+    first = _first_difference(ref_pops, ref_steps, run.pops, states)
+    ref_frames = queue_frames(word, ranks, ref_steps, top=top)
+    n = max(len(ref_steps), len(run.pops))
+    frames = []
+    for k in range(n + 1):
+        if k == 0:
+            where = ("the same pops all the way" if first is None else f"the first difference is pop {first + 1}")
+            verdict, bad = f"gguftok's {len(ref_steps)} pops, yours {len(run.pops)}: {where}", False
+        elif first is None or k - 1 < first:
+            verdict, bad = f"pop {k}: the same", False
+        elif k - 1 == first:
+            verdict, bad = f"pop {k}: the first difference", True
+        else:
+            verdict, bad = f"pop {k}: after the first difference (pop {first + 1})", True
+        if k < len(ref_frames):
+            left = ref_frames[k]
+        else:
+            left = Rendered(f'<div style="{_BOX}">(gguftok\'s queue was empty after {len(ref_steps)} pops)</div>',
+                            f"(gguftok's queue was empty after {len(ref_steps)} pops)")
+        right_html, right_text = _your_frame(k, n, run, states)
+        border, fill = PALETTE[5] if bad else PALETTE[2]
+        body = (f'<div style="padding:2px 6px;border:1px solid {border};border-radius:3px;background:{fill};'
+                f'color:{TEXT};font-weight:bold">{html.escape(verdict)}</div>'
+                '<div style="display:flex;flex-wrap:wrap;gap:8px">'
+                f'<div style="flex:1 1 24em"><div style="font-weight:bold">gguftok\'s</div>{left.html}</div>'
+                f'<div style="flex:1 1 24em">{right_html}</div></div>')
+        frames.append(Rendered(body, f"{verdict}\ngguftok's: {left.text}\n{right_text}"))
+    return frames

@@ -170,6 +170,17 @@ def play_qwen2_queue(page, widget):
     widget.locator(".widget-play button").first.click()  # Play again pauses: the screenshot shows a merge
 
 
+def play_yours_beside(page, widget):
+    """The student's trace beside gguftok's: the committed package is unwritten, so one frame says so."""
+    from gguftok.viz.queue_view import beside_frames
+
+    frames = beside_frames("Ġtokenization", tok("qwen2").model.ranks)
+    wait_for_text(page, widget, html_text(page, frames[0].html))
+    if len(frames) > 1:
+        _slider_right(widget)
+        wait_for_text(page, widget, html_text(page, frames[1].html))
+
+
 def flip_parse_special(page, widget):
     from gguftok.viz.special_view import playground_view
 
@@ -228,6 +239,21 @@ def choose_family(page, widget):
     wait_for_text(page, widget, html_text(page, family_view(tok("bert-bge"), text, title="bert-bge").html))
 
 
+def grade_again(page, widget):
+    """Press the button (the package is read again and re-graded), then show llama-spm's first mismatch."""
+    from gguftok.exercises.capstone import assemble, grade_vocab
+    from gguftok.viz.scoreboard_view import mismatch_view
+
+    button = widget.locator("button", has_text="Grade my tokenizer again")
+    assert button.count() == 1
+    button.click()
+    page.wait_for_function("b => !b.disabled && b.textContent.includes('again')", arg=button.element_handle(),
+                           timeout=300_000, polling=500)
+    widget.locator("button", has_text="llama-spm").first.click()
+    expected = mismatch_view(grade_vocab(assemble().GgufTokenizer, "llama-spm")).html
+    wait_for_text(page, widget, html_text(page, expected), timeout_ms=120_000)
+
+
 @dataclass(frozen=True)
 class View:
     marker: str  # text of the cell that displays it
@@ -243,13 +269,15 @@ VIEWS = {
     "04_pretokenizers.ipynb": [View("pretokenizer_explorer(LESSON_LINE", "pretokenizer-explorer",
                                     split_with_pretokenizer)],
     "05_merge_queue.ipynb": [View('queue_player(queue_frames("lower"', "toy-queue-player", step_toy_queue),
-                             View("queue_player(tokenization)", "qwen2-queue-player", play_qwen2_queue)],
+                             View("queue_player(tokenization)", "qwen2-queue-player", play_qwen2_queue),
+                             View("queue_player(beside_frames(", "yours-beside-queue", play_yours_beside)],
     "06_special_tokens.ipynb": [View("special_playground(", "special-playground", flip_parse_special)],
     "07_bos_eos.ipynb": [View("bos_explorer(", "bos-explorer", choose_bos_vocabulary)],
     "08_streaming.ipynb": [View("stream_player(frames)", "stream-player", play_stream)],
     "09_conformance.ipynb": [View("conformance_playground(", "conformance-playground", edit_ids)],
     "10_word_cache.ipynb": [View("cache_explorer(prose)", "cache-explorer", resize_cache)],
     "11_sentencepiece.ipynb": [View("families_playground(", "families-playground", choose_family)],
+    "12_project.ipynb": [View("scoreboard_widget(", "scoreboard", grade_again)],
     # the instructor's page: the same views in large type
     "instructor.ipynb": [
         View("pretokenizer_explorer(LESSON_LINE", "pretokenizer-explorer", split_with_pretokenizer),

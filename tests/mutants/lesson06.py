@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from gguftok.vocab import CONTROL, UNKNOWN, USER_DEFINED
+
+def _types_only(md):
+    """The special tokens as the file's types say, without llama.cpp's rewrites: Qwen2's </s> is missing."""
+    texts = md["tokenizer.ggml.tokens"]
+    types = md.get("tokenizer.ggml.token_type") or [1] * len(texts)
+    found = [(texts[i], i, t in (2, 3)) for i, t in enumerate(types) if t in (2, 3, 4)]
+    return sorted(found, key=lambda s: (-len(s[0].encode()), s[1]))
 
 
-def _in_list_order(text, specials):
-    """The partition without sorting: MPT's list is shortest first, so its runs of spaces fall apart."""
+def _always_cut(text, specials, parse_special):
+    """The partition that forgets parse_special: forged control tokens in user text are read as real ones."""
     fragments = [text] if text else []
-    for tid, needle in enumerate(specials):
+    for needle, tid, _ in specials:
         out = []
         for frag in fragments:
             if isinstance(frag, int):
@@ -21,6 +27,6 @@ def _in_list_order(text, specials):
 
 
 WRONG = {
-    "06.is_cut": lambda attr, parse: bool(attr & USER_DEFINED) or (parse and bool(attr & (CONTROL | UNKNOWN))),
-    "06.partition": lambda text, specials: _in_list_order(text, specials),
+    "06.special_tokens": _types_only,
+    "06.partition": _always_cut,
 }

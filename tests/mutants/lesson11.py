@@ -4,21 +4,27 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from solutions_loader import solved
 
-
-def _lowest_score_first(text, scores):
+def _rightmost_on_ties(text, token_ids, scores):
+    """Rescans every pair and takes ``max`` of (score, position): the highest score, but the rightmost on ties."""
     syms = list(text)
     while True:
-        found = [(scores[a + b], k) for k, (a, b) in enumerate(pairwise(syms)) if a + b in scores]
+        found = [(scores[token_ids[a + b]], k) for k, (a, b) in enumerate(pairwise(syms)) if a + b in token_ids]
         if not found:
             return syms
-        k = min(found)[1]
+        k = max(found)[1]
         syms[k:k + 2] = [syms[k] + syms[k + 1]]
 
 
+def _unk_for_unknown_characters(text, token_ids, scores, unk_id):
+    """Merges right, but a character with no token becomes one unk instead of its bytes."""
+    from solutions_loader import solved
+
+    merged = solved("11.spm_merge")(text, token_ids, scores)
+    return [token_ids.get(s, unk_id) for s in merged]
+
+
 WRONG = {
-    "11.spm_merge": _lowest_score_first,
-    "11.spm_encode": lambda text, texts, scores: [  # lower-case hex in the byte tokens
-        t.lower() if t.startswith("<0x") else t for t in solved("11.spm_encode")(text, texts, scores)],
+    "11.spm_merge": _rightmost_on_ties,
+    "11.spm_encode": _unk_for_unknown_characters,
 }

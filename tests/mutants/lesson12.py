@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+from solutions_loader import solved
 
-def _forgets_bos(tok, text, parse_special):
-    ids = []
-    for frag in tok.fragments(text.encode(), parse_special):
-        if isinstance(frag, int):
-            ids.append(frag)
-        else:
-            for word in tok.pre.split(text.encode()[frag[0]:frag[0] + frag[1]].decode()):
-                ids += tok.model.word_ids(word) if word else []
-    return ids
+
+def _forgets_bos() -> type:
+    """The reference class, but BOS and EOS are never added."""
+    base = solved("12.GgufTokenizer")
+
+    class ForgetsBos(base):
+        def encode(self, text, add_special=True, parse_special=False):
+            return super().encode(text, False, parse_special)
+
+    return ForgetsBos
 
 
 WRONG = {
-    "12.encode": _forgets_bos,
-    "12.chat_prompt": lambda tok, system, user: tok.encode(
+    "12.GgufTokenizer": _forgets_bos(),
+    "12.chat_prompt": lambda tok, system, user: tok.encode(  # the whole string parsed: user text can forge
         f"<|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\n{user}<|im_end|>\n<|im_start|>assistant\n",
         add_special=False, parse_special=True),
 }

@@ -1,0 +1,86 @@
+"""Stage 12: GgufTokenizer, every stage of your package assembled into one tokenizer (notebook 12).
+
+It handles the two families the workbook builds: byte-level BPE (``tokenizer.ggml.model`` is ``"gpt2"``:
+special tokens, pre-tokenizer, byte map, merge queue, word cache) and SentencePiece (``"llama"``: special tokens,
+space escaping, score-ordered merges with byte fallback). Use your own stages:
+``from . import bos_eos, bytemap, cache, detokenize, merge_queue, merges, metadata, pretokenize, sentencepiece,
+special``.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Given: the tokenizer.ggml.pre values for which llama.cpp looks a whole word up before merging (notebook 05).
+IGNORE_MERGES = frozenset({
+    "falcon-h1", "falcon3", "glm4", "glm5", "granite-embed-multi-97m", "jina-v5-nano", "lfm2", "llama-bpe",
+    "llama-v3", "llama3", "midm-2.0", "minicpm5", "pixtral", "tekken", "youtu"})
+CACHE_SIZE = 32768
+
+# Given: the tokenizer.ggml.pre values for which llama.cpp does not clean up spaces when decoding.
+CLEAN_SPACES_OFF = frozenset({
+    "afmoe", "bailingmoe", "bailingmoe2", "chameleon", "cohere2moe", "command-r", "deepseek-coder", "deepseek-llm",
+    "deepseek-r1-qwen", "deepseek-v3", "f2llmv2", "gpt-4o", "granite-docling", "granite-embed-multi-97m", "grok-2",
+    "hunyuan", "hunyuan-dense", "hy_v4", "joyai-llm", "kanana2", "kimi-k2", "kormo", "laguna", "llada-moe",
+    "llama4", "minimax-m2", "poro-chat", "qwen2", "qwen35", "sarvam-moe", "seed-coder", "smollm", "solar-open",
+    "spark2_5", "superbpe", "talkie", "tekken", "tiny_aya", "trillion", "ufakzeka", "viking", "youtu"})
+
+
+def _clean_spaces(data: bytes) -> bytes:
+    """Given: llama.cpp's clean-up of decoded byte-level BPE text, three passes, each over the previous one's
+    result: no space before ``? ! . ,``; `` ' `` loses both its spaces; a space before ``'s 'm 're 've`` goes.
+
+    >>> _clean_spaces(b"Hello , world ! I ' m here . don 't 's")
+    b"Hello, world! I'm here. don 't's"
+    """
+    data = re.sub(rb" (?=[?!.,])", b"", data)
+    data = re.sub(rb" ' ", b"'", data)
+    return re.sub(rb" (?='(?:[sm]|re|ve))", b"", data)
+
+
+class GgufTokenizer:
+    """A GGUF file's tokenizer, built from its key/value metadata (the dict your ``read_metadata`` returns).
+
+    >>> md = {"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.tokens": ["a", "b", "ab"],
+    ...       "tokenizer.ggml.token_type": [1, 1, 1], "tokenizer.ggml.merges": ["a b"]}
+    >>> GgufTokenizer(md).encode("abba", add_special=False)
+    [2, 1, 0]
+    """
+
+    def __init__(self, md: dict):
+        """Keep what encoding and decoding need: the token texts and types (a token that 06 promotes to control
+        typed as control, 3, so that decoding leaves it out), the special tokens (06), BOS and EOS (07); for
+        "gpt2" the merge ranks (03), the pre-tokenizer's regexes (04), whether the pre value ignores merges and
+        whether it cleans up spaces when decoding (both given above), and a word cache of CACHE_SIZE words (10);
+        for "llama" the scores, the unknown token and ``tokenizer.ggml.add_space_prefix`` (default True).
+        Any other model: ValueError."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_gguf(cls, path) -> GgufTokenizer:
+        """The tokenizer of a GGUF file on disk: read its bytes, then its metadata with your reader (01)."""
+        raise NotImplementedError
+
+    def encode(self, text: str, add_special: bool = True, parse_special: bool = False) -> list[int]:
+        """Token ids, as llama_tokenize gives them: BOS if ``add_special`` and the file asks for it; the special
+        tokens cut out (06); each piece of text encoded by its family; EOS likewise. SentencePiece puts a space
+        before the first piece of text and before each piece that follows a special token (when
+        add_space_prefix), then writes every space as ``▁``."""
+        raise NotImplementedError
+
+    def decode(self, ids: list[int]) -> str:
+        """The text of ``ids`` (08), special tokens left out; for SentencePiece the space its encoding added
+        at the start is removed; byte-level BPE cleans up spaces with the given ``_clean_spaces`` unless its pre
+        value is in CLEAN_SPACES_OFF. Invalid UTF-8 becomes U+FFFD."""
+        raise NotImplementedError
+
+
+def chat_prompt(tok: GgufTokenizer, system: str, user: str) -> list[int]:
+    """A ChatML prompt built safely: encode the template's markers with parse_special=True and the two messages
+    with parse_special=False, all with add_special=False, and join the five id lists in order:
+    ``<|im_start|>system\\n{system}<|im_end|>\\n<|im_start|>user\\n{user}<|im_end|>\\n<|im_start|>assistant\\n``.
+
+    >>> chat_prompt(tok, "Be brief.", "Hi")[:1] == tok.encode("<|im_start|>", False, True)   # doctest: +SKIP
+    True
+    """
+    raise NotImplementedError

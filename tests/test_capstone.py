@@ -1,0 +1,115 @@
+"""The capstone: the student's package assembled with the reference where a part is not written, graded on
+llama.cpp's own cases; the reference solutions pass everything, and a wrong part shows its first mismatch."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from conftest import REPO, _require_vocab
+from mutants.capstone import PARTS
+from solutions_loader import wrong_variants
+from viz_checks import assert_sanitizer_safe
+
+from gguftok.exercises import EXERCISES, capstone, workspace
+from gguftok.viz.scoreboard_view import mismatch_view, scoreboard
+
+TEMPLATES = REPO / "notebooks" / "mytok"
+SOLUTIONS = REPO / "solutions" / "mytok"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _vocab():
+    _require_vocab()
+
+
+@pytest.fixture(scope="module")
+def solved_grade():
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(workspace.ENV, str(SOLUTIONS))
+        assembly = capstone.assemble()
+        return assembly, capstone.grade(assembly, fuzz=300, round_trip=300)
+
+
+def test_the_solutions_climb_the_whole_ladder(solved_grade):
+    assembly, board = solved_grade
+    assert [p.status for p in assembly.parts] == ["yours"] * len(workspace.STAGES)
+    assert [v.name for v in board.vocabs] == list(capstone.GRADED)
+    for v in board.vocabs:
+        assert v.error is None and v.ok, mismatch_view(v).text
+        assert v.cases[1] >= 40 and v.fuzz == (300, 300) and v.round_trip == (300, 300)
+    assert board.ok
+    view = scoreboard(board)
+    assert_sanitizer_safe(view.html)
+    assert view.text.startswith(f"Your tokenizer: {len(workspace.STAGES)} of {len(workspace.STAGES)} stages "
+                                f"written by you; {len(capstone.GRADED)} of {len(capstone.GRADED)} vocabularies")
+
+
+def test_the_untouched_workspace_is_all_reference_and_still_grades(monkeypatch):
+    monkeypatch.setenv(workspace.ENV, str(TEMPLATES))
+    assembly = capstone.assemble()
+    assert [p.status for p in assembly.parts] == ["reference"] * len(workspace.STAGES)
+    board = capstone.grade(assembly, names=["gpt-2", "llama-spm"], fuzz=30, round_trip=30)
+    assert board.ok, [mismatch_view(v).text for v in board.vocabs]
+
+
+def _workspace_with(tmp_path, stage: str, source: str):
+    """The templates, with ``source`` appended to one stage (a later definition wins)."""
+    pkg = tmp_path / "mytok"
+    shutil.copytree(TEMPLATES, pkg)
+    with open(pkg / f"{stage}.py", "a", encoding="utf-8") as f:
+        f.write("\n\n" + source)
+    return pkg
+
+
+def test_a_reference_part_calls_the_students_own_functions(tmp_path, monkeypatch):
+    """Only merge_word written, and wrong: the reference word_ids must use it, so the grade fails."""
+    pkg = _workspace_with(tmp_path, "merge_queue", "def merge_word(word, ranks):\n    return list(word)\n")
+    monkeypatch.setenv(workspace.ENV, str(pkg))
+    assembly = capstone.assemble()
+    part = next(p for p in assembly.parts if p.stage == "merge_queue")
+    assert part.mine == ("merge_word",) and part.status == "partly yours"
+    (v,) = capstone.grade(assembly, names=["gpt-2"], fuzz=20, round_trip=0).vocabs
+    assert not v.ok and v.cases[0] < v.cases[1]
+    first = v.first["cases"]
+    assert first.got != first.expected
+    text = mismatch_view(v).text
+    assert text.startswith("gpt-2, cases: the first mismatch") and repr(first.got) in text
+    assert 'GgufTokenizer.from_gguf("../data/vocab/ggml-vocab-gpt-2.gguf")' in text
+
+
+def test_a_student_class_with_a_syntax_error_or_a_crash_is_reported_not_raised(tmp_path, monkeypatch):
+    pkg = _workspace_with(tmp_path, "tokenizer", "class GgufTokenizer:\n    @classmethod\n    def from_gguf(cls, p):\n"
+                                                 "        raise RuntimeError('not today')\n")
+    monkeypatch.setenv(workspace.ENV, str(pkg))
+    (v,) = capstone.grade(names=["gpt-2"], fuzz=5, round_trip=5).vocabs
+    assert v.error == "RuntimeError: not today" and not v.ok
+    assert mismatch_view(v).text == "gpt-2: GgufTokenizer.from_gguf raised RuntimeError: not today"
+
+
+# Every stage's wrong variant, put into the assembled reference, makes some vocabulary fail: the grade can fail
+# for a mistake in any part. The exercises' own wrong variants are tried, then tests/mutants/capstone.py's. Not
+# the runner of 09 (the grade reads llama.cpp's files with gguftok's reader, so that a wrong runner cannot hide a
+# failure) and not the class itself (its exercise has a wrong variant).
+GRADED_STAGES = [s for s in workspace.STAGES if s not in ("conformance", "tokenizer")]
+
+
+@pytest.mark.parametrize("stage", GRADED_STAGES)
+def test_a_wrong_part_fails_the_grade(stage, solved_grade, monkeypatch):
+    wrong = wrong_variants()
+    tries = [(EXERCISES[i].name, wrong[i]) for i in EXERCISES if EXERCISES[i].module == stage and i in wrong]
+    if stage in PARTS:
+        tries.append(PARTS[stage])
+    assembly, _ = solved_grade
+    module = getattr(assembly.package, stage)
+    caught = []
+    for name, fn in tries:
+        monkeypatch.setattr(module, name, fn)
+        board = capstone.grade(assembly, fuzz=60, round_trip=60)
+        monkeypatch.undo()
+        if not board.ok:
+            failing = next(v for v in board.vocabs if not v.ok)
+            text = mismatch_view(failing).text
+            assert "the first mismatch" in text or "raised" in text, text
+            caught.append(name)
+    assert caught, f"no wrong variant of {stage} changes any graded answer"
