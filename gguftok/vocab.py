@@ -137,6 +137,8 @@ class Vocab:
         bos, eos, unk, sep, pad, mask = DEFAULT_IDS[self.type]
         self.special = dict.fromkeys(SPECIAL_NAMES, NULL)
         self.special.update(bos=bos, eos=eos, unk=unk, sep=sep, pad=pad, mask=mask)
+        if self.model == "gemma4":  # a BPE model whose six default ids are none (llama-vocab.cpp load())
+            self.special.update(dict.fromkeys(("bos", "eos", "unk", "sep", "pad", "mask"), NULL))
         self.add_space_prefix = False
         self.add_bos = self.add_eos = self.add_sep = False
         self.ignore_merges = False

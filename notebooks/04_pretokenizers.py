@@ -432,8 +432,12 @@ check("04.regexes_for")
 # Each piece that one row has and the other does not is marked with a dashed border and ✗, and the line under
 # them names the first difference. While `regexes_for` is not written, your `split` runs with llama.cpp's
 # list; while `split` is not written, only llama.cpp's row is shown. Your file is read again every time a
-# cell runs. The explorer above takes `yours=True` too (`pretokenizer_explorer(LESSON_LINE, "qwen2",
-# yours=True)`), to set yours beside llama.cpp's as you type.
+# cell runs. The explorer above takes `yours=True` too, to set yours beside llama.cpp's as you type (the
+# widget just below; the cells after it show the same for fixed texts).
+
+# %% tags=["nbval-ignore-output"]
+YOURS_LINE = "Hello  world 123456\tfoo's 你好"
+pretokenizer_explorer(YOURS_LINE, "qwen2", yours=True)
 
 # %%
 yours_view("qwen2", LESSON_LINE)

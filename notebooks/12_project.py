@@ -75,9 +75,9 @@ parts_table(assemble().parts)
 #
 # - **llama.cpp's cases**: the test files llama.cpp ships beside each vocabulary (`.inp` holds the texts,
 #   `.out` the ids llama.cpp produced), encoded without BOS/EOS and without parsing special tokens;
-# - **fuzz**: 100 random strings of many scripts, with `add_special=True`, against gguftok's tokenizer (which
+# - **fuzz**: 200 random strings of many scripts, with `add_special=True`, against gguftok's tokenizer (which
 #   agrees with llama.cpp on every answer recorded from it);
-# - **round trip**: 100 other random strings, encoded and decoded again, against gguftok's decode.
+# - **round trip**: 300 other random strings, encoded and decoded again, against gguftok's decode.
 #
 # The five byte-level vocabularies whose test files the course follows come first (Qwen2, Llama 3, GPT-2,
 # StarCoder, Refact), then the other byte-level ones, then two SentencePiece ones (Llama 2 and Phi-3).

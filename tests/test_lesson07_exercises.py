@@ -75,13 +75,11 @@ def test_the_first_text_of_the_list_is_llama_cpps_end_of_turn_on_the_files_with_
 
 
 def test_no_case_asks_what_the_contract_leaves_open():
-    """No Gemma 4 vocabulary without its BOS and EOS keys, no end-of-turn looked up among several texts."""
+    """No end-of-turn looked up among several candidate texts."""
     for ex_id in ("07.add_bos", "07.special_id", "07.eog_ids"):
         for case in EXERCISES[ex_id].cases():
             md = case.args[0]
             n = len(md["tokenizer.ggml.tokens"])
-            if md["tokenizer.ggml.model"] == "gemma4":
-                assert all(md.get(f"tokenizer.ggml.{k}_token_id", n) < n for k in ("bos", "eos")), case.label
             if case.args[1:] == ("eot",) and md.get("tokenizer.ggml.eot_token_id", n) >= n:
                 found = sum(t in _ROLE_TEXTS["eot"] for t in md["tokenizer.ggml.tokens"])
                 assert found <= 1 or "ggml-vocab-" in case.label, case.label

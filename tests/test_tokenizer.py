@@ -151,3 +151,20 @@ def test_rwkv_path_without_a_token_raises_instead_of_looping():
 
     with pytest.raises(EncodeError, match="never finish"):
         RWKVModel(["abc"], unk=-1).encode(b"abx")
+
+
+def test_gemma4_has_no_default_special_ids():
+    """llama.cpp's load() sets all six default ids to none for the gemma4 model (a BPE model, whose usual default
+    BOS and EOS are 11): a file without the keys has no BOS, no EOS, and nothing ends generation by default."""
+    from gguftok.vocab import NULL, Vocab
+    from gguftok.writer import gguf_bytes
+
+    tokens = [f"t{i}" for i in range(20)]
+    kv = {"tokenizer.ggml.model": "gemma4", "tokenizer.ggml.tokens": tokens,
+          "tokenizer.ggml.token_type": [NORMAL] * 20, "tokenizer.ggml.merges": ["t 1"]}
+    vocab = Vocab(read_metadata(gguf_bytes(kv)))
+    assert {k: vocab.special[k] for k in ("bos", "eos", "unk", "sep", "pad", "mask")} == dict.fromkeys(
+        ("bos", "eos", "unk", "sep", "pad", "mask"), NULL)
+    assert 11 not in vocab.eog
+    kv["tokenizer.ggml.model"] = "gpt2"
+    assert Vocab(read_metadata(gguf_bytes(kv))).special["bos"] == 11

@@ -40,6 +40,7 @@ LESSON_VOCABS = ("qwen2", "llama-bpe", "gpt-2", "starcoder", "refact")
 OTHER_BPE = ("command-r", "deepseek-coder", "deepseek-llm", "falcon", "mpt", "qwen35")
 SPM_VOCABS = ("llama-spm", "phi-3")
 GRADED = LESSON_VOCABS + OTHER_BPE + SPM_VOCABS
+FUZZ, ROUND_TRIP = 200, 300  # random strings per vocabulary for each measure
 # Characters of several scripts, digits, spaces, newlines and apostrophes, for the fuzz and the round trip.
 # Module-level values the student writes (not functions): the pre-tokenizer's patterns (an empty string until then).
 CONSTANTS = {"pretokenize": ("GPT2", "LLAMA3", "QWEN2")}
@@ -263,7 +264,7 @@ def _call(fn, *args):
         return f"{type(e).__name__}: {e}"
 
 
-def grade_vocab(cls: type, name: str, fuzz: int = 100, round_trip: int = 100, seed: int = 1212) -> VocabGrade:
+def grade_vocab(cls: type, name: str, fuzz: int = FUZZ, round_trip: int = ROUND_TRIP, seed: int = 1212) -> VocabGrade:
     """Grade the class ``cls`` (a ``GgufTokenizer``) on one vocabulary."""
     path = vocab_dir() / f"ggml-vocab-{name}.gguf"
     family = "SentencePiece" if name in SPM_VOCABS else "byte-level BPE"
@@ -306,8 +307,8 @@ def _measure(result: VocabGrade, measure: str, texts: Sequence[str], expected, g
     return agreed, len(texts)
 
 
-def grade(assembly: Assembly | None = None, names: Sequence[str] = GRADED, fuzz: int = 100,
-          round_trip: int = 100) -> Grade:
+def grade(assembly: Assembly | None = None, names: Sequence[str] = GRADED, fuzz: int = FUZZ,
+          round_trip: int = ROUND_TRIP) -> Grade:
     """Assemble (unless given) and grade on every vocabulary of ``names`` that has been fetched."""
     assembly = assembly or assemble()
     present = [n for n in names if (vocab_dir() / f"ggml-vocab-{n}.gguf").exists()]

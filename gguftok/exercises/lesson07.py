@@ -5,7 +5,7 @@ All four are written in the student's package (``mytok/bos_eos.py``) and checked
 key removed or changed, and small random vocabularies. Two inputs are left out because the student's rule is
 a shortcut there (notebook 07's "Going deeper" measures it): an end-of-turn id the file does not name, with
 several candidate texts (llama.cpp takes the first its hash map reaches; the student the first in
-``EOT_TEXTS``), and Gemma 4 files without BOS and EOS keys.
+``EOT_TEXTS``).
 """
 
 from __future__ import annotations
@@ -61,15 +61,12 @@ def _real() -> list[tuple[str, dict, bool]]:
         out.append((f"<the key/values of ggml-vocab-{name}.gguf>", vocab_key_values(name), True))
     for name in vocab_names():
         md = vocab_key_values(name)
-        model, n = md["tokenizer.ggml.model"], len(md["tokenizer.ggml.tokens"])
+        n = len(md["tokenizer.ggml.tokens"])
         variants = [{"add_bos_token": None, "add_eos_token": None} if "tokenizer.ggml.add_bos_token" in md
                     else {"add_bos_token": r.random() < 0.5, "add_eos_token": r.random() < 0.5}]
         variants.append({"pre": r.choice(pres)} if r.random() < 0.8 else {"pre": None})
-        if model == "gemma4":  # its file's BOS and EOS keys stay: see the module docstring
-            variants.append({"eot_token_id": r.randrange(n), "padding_token_id": None})
-        else:
-            variants.append(r.choice([{"eos_token_id": None, "bos_token_id": n}, {"eot_token_id": r.randrange(n)},
-                                      {"bos_token_id": None, "unknown_token_id": None, "padding_token_id": n + 7}]))
+        variants.append(r.choice([{"eos_token_id": None, "bos_token_id": n}, {"eot_token_id": r.randrange(n)},
+                                  {"bos_token_id": None, "unknown_token_id": None, "padding_token_id": n + 7}]))
         for changes in variants:
             out.append((f"<the key/values of ggml-vocab-{name}.gguf, {_said(changes)}>", _changed(md, **changes),
                         False))
@@ -108,9 +105,9 @@ def _synthetic() -> list[dict]:
         for flag in ("add_bos_token", "add_eos_token"):
             if r.random() < 0.4:
                 md[f"tokenizer.ggml.{flag}"] = r.random() < 0.5
-        for name, suffix in _ID_KEYS.items():
-            if r.random() < 0.25 or (model == "gemma4" and name in ("bos", "eos")):
-                inside = r.random() < 0.8 or (model == "gemma4" and name in ("bos", "eos"))
+        for suffix in _ID_KEYS.values():
+            if r.random() < 0.25:
+                inside = r.random() < 0.8
                 md[f"tokenizer.ggml.{suffix}_token_id"] = r.randrange(n) if inside else n + r.randrange(3)
         for role in roles:
             if r.random() < 0.4:

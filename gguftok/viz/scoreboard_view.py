@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from ..exercises.capstone import Grade, Mismatch, Part, VocabGrade
+from ..exercises.capstone import FUZZ, ROUND_TRIP, Grade, Mismatch, Part, VocabGrade
 from .render import PALETTE, TEXT, Rendered, escape_visible
 
 _OK, _BAD, _REF = PALETTE[2], PALETTE[5], PALETTE[7]
@@ -129,7 +129,7 @@ def scoreboard(grade: Grade, with_mismatch: bool = True) -> Rendered:
                     "\n\n".join([head, *(p.text for p in pieces)]))
 
 
-def scoreboard_widget(fuzz: int = 100, round_trip: int = 100, grade: Grade | None = None):
+def scoreboard_widget(fuzz: int = FUZZ, round_trip: int = ROUND_TRIP, grade: Grade | None = None):
     """The scoreboard with a button that reads your package again and re-grades it, and a choice of vocabulary
     for the first mismatch."""
     import ipywidgets as w

@@ -136,6 +136,20 @@ def split_with_pretokenizer(page, widget):
     assert all(escape_visible(p) in shown for p in pieces)  # each piece as a chip, whitespace made visible
 
 
+def split_yours_beside(page, widget):
+    """The explorer with the student's splitter: after an edit, both llama.cpp's pieces and the student's row
+    (here the committed, unwritten package: it says so) are what the pure views render."""
+    from gguftok.viz.pretokenize_view import explorer_view, yours_view
+
+    text = "Hello  world 123456 l'été"
+    _type(page, widget, "textarea", text)
+    wait_for_text(page, widget, html_text(page, explorer_view("qwen2", text).html))
+    want = html_text(page, yours_view("qwen2", text).html)
+    page.wait_for_function(
+        "([w, want]) => [...w.querySelectorAll('.widget-html-content')].some(e => e.textContent === want)",
+        arg=[widget.element_handle(), want], timeout=30_000, polling=100)
+
+
 def _frames_shown(page, widget, frames, index: int, action: Callable[[], None]):
     wait_for_text(page, widget, html_text(page, frames[0].html))
     action()
@@ -267,7 +281,9 @@ VIEWS = {
     "03_merge_ranks.ipynb": [View("rank_lookup_widget(qwen2_merges", "rank-lookup", look_up_rank),
                              View("merge_list_widget(qwen2_merges", "merge-list", page_merges)],
     "04_pretokenizers.ipynb": [View("pretokenizer_explorer(LESSON_LINE", "pretokenizer-explorer",
-                                    split_with_pretokenizer)],
+                                    split_with_pretokenizer),
+                               View("pretokenizer_explorer(YOURS_LINE", "yours-beside-explorer",
+                                    split_yours_beside)],
     "05_merge_queue.ipynb": [View('queue_player(queue_frames("lower"', "toy-queue-player", step_toy_queue),
                              View("queue_player(tokenization)", "qwen2-queue-player", play_qwen2_queue),
                              View("queue_player(beside_frames(", "yours-beside-queue", play_yours_beside)],
