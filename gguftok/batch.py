@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any
 
@@ -50,12 +50,32 @@ def _encode(text: str | bytes) -> list[int]:
     return _worker.encode(text, *_flags)
 
 
-def encode_batch(tok: Tokenizer, texts: Sequence[str | bytes], add_special: bool = True,
+def _texts(texts: Iterable[str | bytes]) -> list[str | bytes]:
+    """``texts`` as a list of ``str`` and ``bytes`` (a bytes-like text becomes its bytes, which a worker can be
+    sent), checked before any work starts: a ``TypeError`` names the first item that is no text."""
+    from .tokenizer import text_bytes
+
+    if isinstance(texts, (str, bytes, bytearray, memoryview)):
+        raise TypeError(f"texts must be a sequence of texts, not one {type(texts).__name__} (encode_batch would "
+                        "encode each of its items): put it in a list, or call encode")
+    try:
+        out = list(texts)
+    except TypeError:
+        raise TypeError(f"texts must be a sequence of texts (str or bytes-like), not {type(texts).__name__}") from None
+    for k, t in enumerate(out):
+        if type(t) is not str and type(t) is not bytes:
+            out[k] = text_bytes(t, f"texts[{k}]") if not isinstance(t, str) else str(t)
+    return out
+
+
+def encode_batch(tok: Tokenizer, texts: Iterable[str | bytes], add_special: bool = True,
                  parse_special: bool = False, *, workers: int = 1, progress: bool = False,
                  chunk_size: int | None = None) -> list[list[int]]:
     """The ids of each text, in order. ``workers`` processes (``0``: one per CPU; ``1``: this process);
     ``progress`` shows a tqdm bar; ``chunk_size`` texts go to a worker at a time (default: a few chunks per
-    worker, at most 256 texts each)."""
+    worker, at most 256 texts each). A text is a ``str`` or a bytes-like object, as for ``encode``; anything else
+    is a ``TypeError`` naming its index, raised before any text is encoded."""
+    texts = _texts(texts)
     if workers == 0:
         workers = os.cpu_count() or 1
     bar = _bar(len(texts), progress)

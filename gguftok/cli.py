@@ -8,18 +8,28 @@
     gguftok conformance                                      # llama.cpp's own cases on every vocabulary
     gguftok fetch                                            # the pinned reference vocabularies
 
-Errors print one line on stderr and exit 1 (2 for a bad command line); ``--debug`` shows the traceback.
+Every failure prints one line on stderr: exit status 2 for a bad command line (an option's value, a file
+that is not a regular one, an input over ``--max-input-bytes``, JSON that is malformed or nested too deeply),
+1 for a failure while carrying it out (a malformed GGUF file, a template error); ``--debug`` shows the
+traceback. Text inputs (``-f``, ``--stdin``, ``--messages-file``, standard input) are read up to
+``--max-input-bytes`` (16 MiB unless raised), and a file argument must be a regular file: a device, FIFO or
+directory is refused before it is read (pipe it to standard input instead).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from .errors import GguftokError
+
+DEFAULT_MAX_INPUT = 16 << 20  # bytes of text read from a file or standard input, unless --max-input-bytes
+MAX_JSON_DEPTH = 100  # lists and objects inside each other in a JSON argument
 
 
 def process_escapes(data: bytes) -> bytes:
@@ -52,16 +62,100 @@ def process_escapes(data: bytes) -> bytes:
 def _load(path: str):
     from .tokenizer import Tokenizer
 
-    if not Path(path).is_file():
+    if not os.path.exists(path):
         raise FileNotFoundError(f"no such file: {path}")
-    return Tokenizer.from_gguf(path)
+    return Tokenizer.from_gguf(path)  # a path that is no regular file is a GGUFError, never read
+
+
+def parse_size(text: str) -> int:
+    """A byte count for ``--max-input-bytes``: ``1000000``, ``64K``, ``16M``, ``2G`` (powers of 1024).
+
+    >>> parse_size("16M"), parse_size("1k"), parse_size("123")
+    (16777216, 1024, 123)
+    """
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    t = text.strip().upper().removesuffix("B")
+    scale = units.get(t[-1:], 1)
+    digits = t[:-1] if t[-1:] in units else t
+    if not digits.isdigit() or len(digits) > 18 or int(digits) == 0:
+        raise argparse.ArgumentTypeError(f"not a positive byte count: {text!r} (e.g. 64M)")
+    return int(digits) * scale
+
+
+def read_input(path: str | None, limit: int, what: str) -> bytes:
+    """The bytes of ``path`` (``None``: standard input), at most ``limit`` of them, else a :class:`UsageError`.
+
+    A path must be a regular file: a device never ends, a FIFO blocks, a directory has no bytes. Standard
+    input may be anything (a pipe, a terminal, a device): it is read up to ``limit + 1`` bytes, so
+    ``< /dev/zero`` stops with an error instead of filling memory.
+    """
+    from .metadata import open_regular_file
+
+    label = what if path is None else f"{what} {path}"
+    too_big = (f"{label} is larger than {limit:,} bytes, the limit of --max-input-bytes; "
+               f"raise it (e.g. --max-input-bytes {max(2 * limit, 64 << 20) >> 20}M) to read it")
+    if path is None:
+        data = _read_at_most(sys.stdin.buffer, limit + 1)
+    else:
+        fd = open_regular_file(path, lambda why: UsageError(
+            f"{label}: {why}; to read from a pipe or device, send it to standard input instead"))
+        with os.fdopen(fd, "rb") as f:
+            if os.fstat(fd).st_size > limit:
+                raise UsageError(too_big)
+            data = _read_at_most(f, limit + 1)  # the file may have grown since
+    if len(data) > limit:
+        raise UsageError(too_big)
+    return data
+
+
+def _read_at_most(f: Any, n: int) -> bytes:
+    """Up to ``n`` bytes of ``f``, in blocks: ``f.read(n)`` would allocate all ``n`` at once, however
+    little there is to read (and ``--max-input-bytes`` may be large)."""
+    blocks, total = [], 0
+    while total < n:
+        block = f.read(min(1 << 20, n - total))
+        if not block:
+            break
+        blocks.append(block)
+        total += len(block)
+    return b"".join(blocks)
+
+
+def parse_json(text: str | bytes, what: str) -> Any:
+    """``text`` as JSON, or a :class:`UsageError` saying why not: malformed, not UTF-8, or lists and objects
+    nested more than :data:`MAX_JSON_DEPTH` deep (which would exhaust the stack of whatever walks them)."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8").removeprefix("\ufeff")
+        except UnicodeDecodeError as e:
+            raise UsageError(f"{what} is not UTF-8 (byte {e.start}: {e.reason})") from None
+    else:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as e:  # bytes of the command line that are not UTF-8 (surrogateescape)
+            raise UsageError(f"{what} is not UTF-8 (character {e.start})") from None
+    too_deep = UsageError(f"{what}: lists and objects are nested more than {MAX_JSON_DEPTH} deep")
+    try:
+        value = json.loads(text)
+    except RecursionError:  # json's scanner stops cleanly at the interpreter's recursion limit
+        raise too_deep from None
+    except ValueError as e:  # JSONDecodeError, or an integer of more digits than Python converts
+        raise UsageError(f"{what} is not JSON: {e}") from None
+    stack = [(value, 1)]
+    while stack:  # the depth, without recursion
+        v, depth = stack.pop()
+        if isinstance(v, (list, dict)):
+            if depth > MAX_JSON_DEPTH:
+                raise too_deep
+            stack.extend((item, depth + 1) for item in (v.values() if isinstance(v, dict) else v))
+    return value
 
 
 def cmd_tokenize(args: argparse.Namespace) -> int:
     if args.stdin:
-        data = sys.stdin.buffer.read()
-    elif args.file is not None:
-        data = Path(args.file).read_bytes()  # exact bytes: no newline translation, no decoding
+        data = read_input(None, args.max_input_bytes, "standard input")
+    elif args.file is not None:  # exact bytes: no newline translation, no decoding
+        data = read_input(args.file, args.max_input_bytes, "--file")
     elif args.prompt is not None:
         data = args.prompt.encode("utf-8", "surrogateescape")
     else:
@@ -93,24 +187,38 @@ def cmd_detokenize(args: argparse.Namespace) -> int:
 
 
 def info(path: str) -> dict[str, Any]:
+    """What the file says about its tokenizer. The file's own values come first, printed whatever their type;
+    when they cannot make a tokenizer, the facts stop there and ``"error"`` says why (the key at fault)."""
+    from .errors import VocabError
     from .metadata import read_metadata
     from .tokenizer import Tokenizer
 
     md = read_metadata(path)
-    tok = Tokenizer(md)
-    v = tok.vocab
+    facts: dict[str, Any] = {
+        "file": str(path),
+        "gguf_version": md.version,
+        "architecture": plain_value(md.get("general.architecture")),
+        "name": plain_value(md.get("general.name")),
+        "model": plain_value(md.get("tokenizer.ggml.model")),
+        "pre": plain_value(md.get("tokenizer.ggml.pre")),
+        "chat_template": "tokenizer.chat_template" in md,
+    }
+    try:
+        v = Tokenizer(md).vocab
+    except VocabError as e:
+        return facts | {"error": str(e)}
 
     def named(tid: int) -> dict[str, Any] | None:
         return None if tid < 0 else {"id": tid, "text": v.texts[tid]}
 
     return {
-        "file": str(path),
+        "file": facts["file"],
         "gguf_version": md.version,
-        "architecture": md.get("general.architecture"),
-        "name": md.get("general.name"),
+        "architecture": facts["architecture"],
+        "name": facts["name"],
         "model": v.model,
         "vocab_type": v.type,
-        "pre": md.get("tokenizer.ggml.pre"),
+        "pre": facts["pre"],
         "pre_type": v.pre_config.type if v.pre_config else None,
         "n_vocab": v.n_vocab,
         "n_merges": len(v.merges),
@@ -122,30 +230,80 @@ def info(path: str) -> dict[str, Any]:
         "clean_spaces": v.clean_spaces,
         "eog": [named(t) for t in sorted(v.eog)],
         "n_special_tokens": len(v.special_cache),
-        "chat_template": "tokenizer.chat_template" in md,
+        "chat_template": facts["chat_template"],
     }
 
 
+def plain_value(value: Any) -> Any:
+    """A metadata value as plain JSON data, whatever its GGUF type: NumPy arrays become lists, a float that
+    JSON cannot hold (NaN, infinity) its name. The keys ``info`` shows are strings in any sane file, but a
+    file may hold any of the 13 types under any key.
+
+    >>> import numpy as np
+    >>> plain_value(np.array([1, 2], dtype=np.int32)), plain_value(float("nan")), plain_value("llama")
+    ([1, 2], 'nan', 'llama')
+    """
+    if hasattr(value, "tolist"):  # a NumPy array or scalar
+        value = value.tolist()
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return [plain_value(v) for v in value]
+    return value
+
+
+def _shown(value: Any, limit: int = 200) -> str:
+    """One line of text for the plain output: printable strings as they are, anything else as JSON or repr
+    (so a name holding a newline or a terminal escape cannot break the line or drive the terminal)."""
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        text = value if value.isprintable() else repr(value)
+    elif isinstance(value, (bool, int, float)):
+        text = str(value)
+    else:
+        text = json.dumps(value, ensure_ascii=True)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def cmd_info(args: argparse.Namespace) -> int:
-    if not Path(args.file).is_file():
+    if not os.path.exists(args.file):
         raise FileNotFoundError(f"no such file: {args.file}")
     facts = info(args.file)
     if args.json:
-        print(json.dumps(facts, ensure_ascii=False, indent=1))
-        return 0
+        # JSON is UTF-8 whatever the locale; a token text that is not UTF-8 (a lone surrogate here) is
+        # written as the JSON escape \udcXX, which is what backslashreplace writes for it.
+        text = json.dumps(facts, ensure_ascii=False, indent=1) + "\n"
+        sys.stdout.flush()
+        sys.stdout.buffer.write(text.encode("utf-8", "backslashreplace"))
+        sys.stdout.buffer.flush()
+        return _info_status(facts)
     width = max(map(len, facts))
     for key, value in facts.items():
+        if key == "error":
+            continue  # on stderr, below
         if key == "special":
             value = ", ".join(f"{k}={s['id']} {s['text']!r}" for k, s in value.items()) or "-"
         elif key == "eog":
             value = ", ".join(f"{s['id']} {s['text']!r}" for s in value) or "-"
-        print(f"{key:{width}s}  {value if value is not None else '-'}")
-    return 0
+        else:
+            value = _shown(value)
+        print(f"{key:{width}s}  {value}")
+    return _info_status(facts)
+
+
+def _info_status(facts: dict[str, Any]) -> int:
+    """0, or 1 with the error on stderr (as every error) when the facts could not make a tokenizer."""
+    if "error" not in facts:
+        return 0
+    print(f"gguftok: error: {one_line(facts['error'])}", file=sys.stderr)
+    return 1
 
 
 def cmd_conformance(args: argparse.Namespace) -> int:
     from .conformance.cases import run_cases
     from .data import vocab_dir
+    from .metadata import open_regular_file
     from .tokenizer import Tokenizer
 
     folder = Path(args.vocab_dir) if args.vocab_dir else vocab_dir()
@@ -156,6 +314,13 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     print(f"{'vocabulary':18s} {'model':10s} {'pre':16s} {'passed':>9s}")
     for path in files:
         name = path.name.removeprefix("ggml-vocab-").removesuffix(".gguf")
+        for case_file in (Path(f"{path}.inp"), Path(f"{path}.out")):
+            if case_file.exists():  # run_cases reads them whole: only regular files of a bounded size
+                fd = open_regular_file(case_file, lambda why, f=case_file: ValueError(f"{f}: {why}"))
+                size = os.fstat(fd).st_size
+                os.close(fd)
+                if size > DEFAULT_MAX_INPUT:
+                    raise ValueError(f"{case_file} has {size:,} bytes; llama.cpp's case files have under 1 MB")
         tok = Tokenizer.from_gguf(path)
         results = run_cases(tok, path)
         v = tok.vocab
@@ -177,31 +342,74 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+# What a --var cannot name: the parameters of the calls it is passed to (they would collide with it), and
+# for those that have one, the option that sets it instead.
+_OPTION_FOR = {"messages": "--messages or --messages-file", "tools": "--tools", "documents": "--documents",
+               "template": "--template", "add_generation_prompt": "--no-generation-prompt", "add_special": "--no-bos",
+               "unsafe_parse_special_in_content": "--unsafe-parse-special-in-content"}
+
+
+def reserved_variables() -> set[str]:
+    """The names a ``--var`` may not take: every named parameter of the functions ``chat`` calls with the
+    variables as keyword arguments (read from their signatures, so the list cannot fall behind them)."""
+    import inspect
+
+    from .chat import ChatTemplate, encode_chat
+    from .tokenizer import Tokenizer
+
+    names = set(_OPTION_FOR)
+    for f in (Tokenizer.encode_chat, encode_chat, ChatTemplate.render):  # (a bound method's self collides too)
+        names |= {p.name for p in inspect.signature(f).parameters.values()
+                  if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
+    return names
+
+
+def chat_variables(pairs: list[str]) -> dict[str, Any]:
+    """The ``--var KEY=JSON`` options as a dict, or a :class:`UsageError` naming the one at fault."""
+    reserved = reserved_variables()
+    variables: dict[str, Any] = {}
+    for pair in pairs:
+        name, eq, value = pair.partition("=")
+        if not eq:
+            raise UsageError(f"--var {pair!r}: expected KEY=JSON, e.g. --var enable_thinking=true")
+        if not name.isidentifier():
+            raise UsageError(f"--var {name!r}: a template variable is a name (letters, digits, _)")
+        if name in reserved:
+            how = f"use {_OPTION_FOR[name]}" if name in _OPTION_FOR else "it is a parameter of gguftok's own"
+            raise UsageError(f"--var {name}: not a template variable the command line can set; {how}")
+        if name in variables:
+            raise UsageError(f"--var {name} is given twice")
+        variables[name] = parse_json(value, f"--var {name}")
+    return variables
+
+
 def cmd_chat(args: argparse.Namespace) -> int:
     if args.messages is not None:
-        raw = args.messages
-    elif args.messages_file is not None:
-        raw = Path(args.messages_file).read_text(encoding="utf-8")
+        messages = parse_json(args.messages, "--messages")
     else:
-        raw = sys.stdin.read()
-    try:
-        messages = json.loads(raw)
-        variables = {k: json.loads(v) for k, v in (kv.split("=", 1) for kv in args.var)}
-        tools = json.loads(args.tools) if args.tools else None
-    except (json.JSONDecodeError, ValueError) as e:
-        raise UsageError(f"not JSON: {e}") from None
-    if not isinstance(messages, list):
+        what = "standard input" if args.messages_file is None else "--messages-file"
+        data = read_input(args.messages_file, args.max_input_bytes, what)
+        messages = parse_json(data, what if args.messages_file is None else f"{what} {args.messages_file}")
+    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
         raise UsageError("--messages must be a JSON list of {\"role\": ..., \"content\": ...} objects")
+    lists = {}
+    for option in ("tools", "documents"):
+        text = getattr(args, option)
+        if text is not None:
+            lists[option] = parse_json(text, f"--{option}")
+            if not isinstance(lists[option], list):
+                raise UsageError(f"--{option} must be a JSON list")
+    variables = chat_variables(args.var)
     tok = _load(args.file)
     agp = not args.no_generation_prompt
     out = sys.stdout.buffer
     if args.text:
-        text = tok.chat_template(args.template).render(messages, agp, tools=tools, **variables)
+        text = tok.chat_template(args.template).render(messages, agp, **lists, **variables)
         out.write(text.encode("utf-8", "surrogatepass"))
         out.flush()
         return 0
-    ids = tok.encode_chat(messages, agp, template=args.template, tools=tools, add_special=not args.no_bos,
-                          unsafe_parse_special_in_content=args.unsafe_parse_special_in_content, **variables)
+    ids = tok.encode_chat(messages, agp, template=args.template, add_special=not args.no_bos,
+                          unsafe_parse_special_in_content=args.unsafe_parse_special_in_content, **lists, **variables)
     if args.ids:
         out.write(("[" + ", ".join(map(str, ids)) + "]\n").encode())
     else:
@@ -231,9 +439,28 @@ class UsageError(GguftokError):
     """A command line that cannot be carried out (exit status 2)."""
 
 
+def one_line(text: str) -> str:
+    """``text`` on one line of printable characters: a newline, a tab or a terminal escape (from a file name,
+    a metadata value, a template) is written as its escape, so an error message is always one line.
+
+    >>> one_line("bad\\nname\\x1b[2J")
+    'bad\\\\nname\\\\x1b[2J'
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse, with its errors on one line (the usage is one ``--help`` away) and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gguftok", description="The tokenizer inside a GGUF file, with "
-                                     "llama.cpp's exact token ids.")
+    parser = _ArgumentParser(prog="gguftok", description="The tokenizer inside a GGUF file, with "
+                             "llama.cpp's exact token ids.")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -252,6 +479,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-escape", action="store_true",
                    help="do not process escapes (\\n, \\t, \\xHH, ...) as llama.cpp does by default")
     p.add_argument("--log-disable", action="store_true", help="accepted for compatibility (gguftok never logs)")
+    p.add_argument("--max-input-bytes", type=parse_size, default=DEFAULT_MAX_INPUT, metavar="N",
+                   help="read at most this much text from --file or --stdin (default 16M; K, M, G suffixes)")
     p.set_defaults(func=cmd_tokenize)
 
     p = sub.add_parser("detokenize", help="token ids to text, as llama_detokenize",
@@ -278,6 +507,7 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--messages-file", help="read the JSON list from this file (default: standard input)")
     p.add_argument("--template", help="a named template (tokenizer.chat_template.NAME)")
     p.add_argument("--tools", help="a JSON list of tool definitions for the template")
+    p.add_argument("--documents", help="a JSON list of documents for the template (retrieval, e.g. Command-R)")
     p.add_argument("--var", action="append", default=[], metavar="KEY=JSON",
                    help="a template variable, e.g. enable_thinking=true (repeatable)")
     p.add_argument("--no-generation-prompt", action="store_true", help="do not open an assistant turn at the end")
@@ -287,6 +517,8 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--text", action="store_true", help="print the rendered text instead of tokens")
     p.add_argument("--unsafe-parse-special-in-content", action="store_true",
                    help="read special-token text inside messages as tokens too (what most engines do)")
+    p.add_argument("--max-input-bytes", type=parse_size, default=DEFAULT_MAX_INPUT, metavar="N",
+                   help="read at most this much JSON from --messages-file or standard input (default 16M)")
     p.set_defaults(func=cmd_chat)
 
     p = sub.add_parser("conformance", help="llama.cpp's own test cases on every vocabulary",
@@ -311,23 +543,35 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if hasattr(sys.stdout, "reconfigure"):  # text a locale cannot show is escaped, never a crash halfway
+        sys.stdout.reconfigure(errors="backslashreplace")
+    prog = f"{parser.prog} {args.command}"
     try:
         return args.func(args)
     except BrokenPipeError:  # the reader went away (``gguftok info x | head``): stop quietly, as Unix tools do
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
     except UsageError as e:
         if args.debug:
             raise
-        parser.error(str(e))  # exits 2
+        print(f"{prog}: error: {one_line(str(e))} (see {prog} --help)", file=sys.stderr)
+        return 2
     except (GguftokError, OSError, ValueError, IndexError, NotImplementedError) as e:
         if args.debug:
             raise
-        print(f"gguftok: error: {e}", file=sys.stderr)
+        print(f"gguftok: error: {one_line(str(e))}", file=sys.stderr)
         return 1
-    return 0
+    except Exception as e:  # a bug: still one line, with the way to see more
+        if args.debug:
+            raise
+        print(f"gguftok: internal error (please report it, with the traceback --debug shows): "
+              f"{type(e).__name__}: {one_line(str(e))}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

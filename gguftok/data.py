@@ -21,6 +21,7 @@ import argparse
 import hashlib
 import json
 import os
+import stat
 import subprocess
 import sys
 import tarfile
@@ -62,6 +63,9 @@ def load_manifest(path: Path = MANIFEST) -> dict[str, dict[str, object]]:
 
 
 def sha256_of(path: Path) -> str:
+    """The file's sha256; a path that is no regular file (a FIFO would block, a device never end) is refused."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise DataError(f"{path} is not a regular file: remove it, and run the fetch again")
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):

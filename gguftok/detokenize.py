@@ -13,8 +13,12 @@ b"Hello, world! I'm here. don't's"
 
 from __future__ import annotations
 
+import operator
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
 
 from .bytemap import CHAR_TO_BYTE
 from .pretokenize.unicode import MAX_CODE_POINT, decode_lax
@@ -28,6 +32,46 @@ _MAP_CHARS = dict.fromkeys(map(ord, CHAR_TO_BYTE))  # deletes every GPT-2 charac
 
 def _raw(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
+
+
+# ------------------------------------------------------------------------------------------ token ids
+_NOT_IDS = (str, bytes, bytearray, memoryview)  # iterable, but a text: never a list of ids
+
+
+def as_token_id(value: Any, position: int | None = None, where: str = "") -> int:
+    """``value`` as a token id: an ``int``, or an integer that says it is one (a NumPy integer, anything with
+    ``__index__``). A bool, a float, a string or anything else is a ``TypeError`` naming ``position``."""
+    if type(value) is int:
+        return value
+    if not isinstance(value, (bool, np.bool_)):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    at = "" if position is None else f" at position {position}{where}"
+    raise TypeError(f"the token id{at} is {type(value).__name__} {value!r:.40}, not an int")
+
+
+def token_ids(ids: Iterable[Any]) -> list[int]:
+    """``ids`` as a list of ints (see :func:`as_token_id`), or a ``TypeError`` naming the first position that holds
+    something else. A list of ints costs one pass over the element types; a NumPy array, a check of its dtype."""
+    if isinstance(ids, _NOT_IDS):
+        raise TypeError(f"ids must be a sequence of token ids (ints), not {type(ids).__name__}")
+    if isinstance(ids, np.ndarray):
+        if ids.ndim == 1 and (ids.dtype.kind in "iu" or ids.size == 0):
+            return ids.tolist() if ids.size else []
+        if ids.ndim != 1:
+            raise TypeError(f"ids must be a sequence of token ids (ints), not a {ids.ndim}-dimensional array")
+        as_token_id(ids[0], 0)  # raises: a float or bool array has no int at position 0
+    try:
+        out = list(ids)
+    except TypeError:
+        raise TypeError(f"ids must be a sequence of token ids (ints), not {type(ids).__name__}") from None
+    if not set(map(type, out)) <= {int}:  # bool is a type of its own, so True is caught here too
+        for k, value in enumerate(out):
+            if type(value) is not int:
+                out[k] = as_token_id(value, k)
+    return out
 
 
 def gpt2_decode(text: str) -> bytes:
@@ -124,14 +168,23 @@ class Pieces:
         self._special: list[bytes | None] = [None] * vocab.n_vocab
         self._plain: list[bytes | None] = [None] * vocab.n_vocab
 
-    def check(self, token_id: int) -> None:
+    def check(self, token_id: int) -> int:
+        """``token_id`` as an int: an ``IndexError`` for an id out of range, a ``TypeError`` for something that
+        is no int (see :func:`as_token_id`)."""
+        if type(token_id) is not int:
+            token_id = as_token_id(token_id)
         if not 0 <= token_id < self.vocab.n_vocab:
             raise IndexError(f"token id {token_id} is out of range: the vocabulary has {self.vocab.n_vocab} "
                              f"tokens (ids 0 to {self.vocab.n_vocab - 1})")
+        return token_id
 
-    def join(self, ids: Sequence[int], special: bool = False) -> bytes:
+    def join(self, ids: Iterable[int], special: bool = False) -> bytes:
         """The pieces of ``ids`` joined, as :meth:`piece` gives them: one C-level join over a table of
         pieces (each computed on first use), instead of a call per id."""
+        return self._join(token_ids(ids), special)
+
+    def _join(self, ids: list[int], special: bool) -> bytes:
+        """:meth:`join` of ids already checked by :func:`token_ids`."""
         if not ids:
             return b""
         if not 0 <= min(ids) <= max(ids) < self.vocab.n_vocab:
@@ -146,7 +199,7 @@ class Pieces:
 
     def piece(self, token_id: int, special: bool = False, lstrip: int = 0) -> bytes:
         """The bytes of one token; ``special=False`` renders CONTROL and UNKNOWN tokens as nothing."""
-        self.check(token_id)
+        token_id = self.check(token_id)
         if not special and self.vocab.attrs[token_id] & _SPECIAL:
             return b""
         p = self._cache[token_id]
@@ -160,13 +213,14 @@ class Pieces:
         return p
 
 
-def detokenize(pieces: Pieces, ids: Sequence[int], remove_special: bool = False,
+def detokenize(pieces: Pieces, ids: Iterable[int], remove_special: bool = False,
                unparse_special: bool = False) -> bytes:
-    """``llama_detokenize``: the bytes of ``ids`` (which need not be valid UTF-8)."""
+    """``llama_detokenize``: the bytes of ``ids`` (which need not be valid UTF-8). Ids are ints (NumPy integers
+    too); anything else is a ``TypeError`` naming its position."""
     v = pieces.vocab
+    ids = token_ids(ids)
     if v.type == "none":
         return b""
-    ids = list(ids)
     remove_space = v.add_space_prefix
     if remove_special and v.add_bos and ids and ids[0] == v.special["bos"]:
         remove_space = False
@@ -177,7 +231,7 @@ def detokenize(pieces: Pieces, ids: Sequence[int], remove_special: bool = False,
     if remove_space and ids:  # only the first piece loses its leading space
         out = pieces.piece(ids[0], special=unparse_special, lstrip=1)
         ids = ids[1:]
-    out += pieces.join(ids, special=unparse_special)
+    out += pieces._join(ids, unparse_special)
     return clean_spaces(out) if v.clean_spaces else out
 
 

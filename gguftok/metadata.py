@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import mmap
 import os
+import stat
 import struct
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from enum import IntEnum
 from typing import Any
 
@@ -175,19 +176,57 @@ def _infer_type(value: Any) -> Any:
 def read_metadata(source: str | os.PathLike[str] | bytes | bytearray | memoryview) -> GGUFMetadata:
     """Read every key/value pair of a GGUF v2/v3 file (a path, or the file's bytes).
 
-    A path is memory-mapped, so only the header pages of a multi-gigabyte model are ever read.
+    A path is memory-mapped, so only the header pages of a multi-gigabyte model are ever read; it must be a
+    regular file (a device, FIFO or directory is a :class:`~gguftok.errors.GGUFError`, never read), since
+    the file's size is what every length and count in it is checked against.
     Raises :class:`~gguftok.errors.GGUFError` if the file is malformed, ``OSError`` if it cannot be opened.
     """
     if isinstance(source, (bytes, bytearray, memoryview)):
         return _Parser(bytes(source), "<bytes>").parse()
     name = os.fspath(source)
-    with open(name, "rb") as f:
+    fd = open_regular_file(name, lambda why: GGUFError(
+        f"{why}: a GGUF file must be a regular file, whose size bounds every length read from it "
+        "(copy the bytes into one first)", source=os.fsdecode(name)))
+    with os.fdopen(fd, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         if size < HEADER_SIZE:
-            # mmap refuses empty files; a short file is simply read.
-            return _Parser(f.read(), str(name)).parse()
+            # mmap refuses empty files; a short file is simply read (no more than it said it holds).
+            return _Parser(f.read(size), os.fsdecode(name)).parse()
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
-            return _Parser(buf, str(name)).parse()
+            return _Parser(buf, os.fsdecode(name)).parse()
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+# Opening a FIFO for reading waits for a writer, and a terminal may become the controlling one: neither here.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+
+
+def file_kind(mode: int) -> str:
+    """What a ``st_mode`` is, in words: ``"a regular file"``, ``"a directory"``, ``"a character device"``, ..."""
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    return next((kind for test, kind in _KINDS if test(mode)), "a special file")
+
+
+def open_regular_file(name: str | os.PathLike[str], refuse: Callable[[str], Exception]) -> int:
+    """A read-only descriptor of ``name`` if it is a regular file; else raises ``refuse(why)``.
+
+    Only a regular file has a size that bounds what can be read from it: ``/dev/zero`` never ends, a FIFO
+    or a terminal blocks, a directory has no bytes. The path is checked before it is opened (so a FIFO
+    never blocks and a device is never touched) and the descriptor after (in case the path changed).
+    Errors of the file system itself (no such file, permission) are ``OSError`` as usual.
+    """
+    mode = os.stat(name).st_mode
+    if stat.S_ISREG(mode):
+        fd = os.open(name, _OPEN_FLAGS)
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISREG(mode):
+            if _OPEN_FLAGS & getattr(os, "O_NONBLOCK", 0):
+                os.set_blocking(fd, True)
+            return fd
+        os.close(fd)
+    raise refuse(f"{file_kind(mode)}, not a regular file")
 
 
 class _Parser:

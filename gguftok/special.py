@@ -26,6 +26,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
 from .vocab import CONTROL, LSTRIP, RSTRIP, UNKNOWN
 
 _SPACE = b" \t\n\v\f\r"  # C isspace: what LSTRIP and RSTRIP remove
@@ -43,20 +45,64 @@ class SpecialIndex:
     >>> index = SpecialIndex([5, 6, 7], {5: b"<|im_end|>", 6: b"<pad>", 7: b"<|im_start|>"}.__getitem__)
     >>> index.candidates(b"hi<|im_end|>"), index.candidates(b"plain text")
     ([5, 7], [])
+
+    With more than ``SCAN_GROUPS`` groups (a file can hold 100,000 special tokens of as many prefixes), one
+    search per group would cost groups times the text's length; instead every ``PREFIX``-byte window of the
+    text is looked up among the groups' prefixes at once (sorted, with NumPy): n log n in the text, whatever
+    the number of groups.
     """
 
     PREFIX = 4
+    SCAN_GROUPS = 128
+    CHUNK = 1 << 20  # text bytes per NumPy pass (bounds the memory of a lookup)
 
     def __init__(self, special_ids: Sequence[int], text_of: Callable[[int], bytes]) -> None:
         self.groups: dict[bytes, list[int]] = {}
         for tid in special_ids:
             self.groups.setdefault(text_of(tid)[:self.PREFIX], []).append(tid)
         self._position = {tid: k for k, tid in enumerate(special_ids)}
+        # per prefix length: the prefixes as integers (sorted) and the prefixes in that order
+        self._codes: dict[int, tuple[np.ndarray, list[bytes]]] = {}
+        if len(self.groups) > self.SCAN_GROUPS:
+            by_length: dict[int, list[bytes]] = {}
+            for prefix in self.groups:
+                by_length.setdefault(len(prefix), []).append(prefix)
+            for length, prefixes in by_length.items():
+                prefixes.sort()  # big-endian integers of equal length sort as the bytes do
+                codes = np.array([int.from_bytes(q, "big") for q in prefixes], dtype=np.uint64)
+                self._codes[length] = codes, prefixes
 
     def candidates(self, data: bytes) -> list[int]:
         """The tokens whose group's prefix occurs in ``data``, in the order given (longest text first)."""
-        found = [tid for prefix, members in self.groups.items() if prefix in data for tid in members]
+        if self._codes:
+            present = self._present(data)
+            found = [tid for prefix in present for tid in self.groups[prefix]]
+        else:
+            found = [tid for prefix, members in self.groups.items() if prefix in data for tid in members]
         return sorted(found, key=self._position.__getitem__)
+
+    def _present(self, data: bytes) -> list[bytes]:
+        """The groups' prefixes that occur in ``data``, by looking up each window of the text."""
+        present: list[bytes] = []
+        for length, (codes, prefixes) in self._codes.items():
+            if length == 0:
+                present += prefixes  # an empty text's group: b"" is in every text
+                continue
+            hit = np.zeros(len(codes), dtype=bool)
+            for start in range(0, max(len(data) - length + 1, 0), self.CHUNK):
+                chunk = np.frombuffer(data, dtype=np.uint8, count=min(len(data) - start, self.CHUNK + length - 1),
+                                      offset=start).astype(np.uint64)
+                m = len(chunk) - length + 1
+                windows = chunk[:m].copy()
+                for k in range(1, length):
+                    windows = (windows << np.uint64(8)) | chunk[k:k + m]
+                windows = np.unique(windows)
+                at = np.searchsorted(codes, windows)
+                ok = at < len(codes)
+                ok[ok] = codes[at[ok]] == windows[ok]
+                hit[at[ok]] = True
+            present += [prefixes[i] for i in np.flatnonzero(hit)]
+        return present
 
 
 def partition(data: bytes, special_ids: Sequence[int], text_of: Callable[[int], bytes],

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .batch import encode_batch
-from .detokenize import Pieces, detokenize
+from .detokenize import Pieces, as_token_id, detokenize
 from .errors import EncodeError
 from .metadata import read_metadata
 from .models.bpe import DEFAULT_CACHE_SIZE, BPEModel, MergeStep
@@ -36,9 +36,26 @@ from .pretokenize import PreTokenizer
 from .pretokenize.unicode import WHITESPACE_SET, decode_for_text, to_lower
 from .special import Fragment, SpecialIndex, partition
 from .stream import TextStream
-from .vocab import DEFAULT_IDS, DNA_KMER_MARKER, NULL, SPECIAL_NAMES, VOCAB_TYPE_IDS, Vocab
+from .vocab import DEFAULT_IDS, DNA_KMER_MARKER, NULL, SPECIAL_NAMES, VOCAB_TYPE_IDS, Vocab, chat_template_text
 
 _CHAT_KEY = "tokenizer.chat_template"
+
+
+def text_bytes(text: Any, what: str = "text") -> bytes:
+    """The bytes a text stands for: a ``str`` as UTF-8 (a lone surrogate kept as its three bytes, as llama.cpp
+    would be handed them), a bytes-like object (``bytes``, ``bytearray``, ``memoryview``, an array) as its bytes.
+    Anything else is a ``TypeError`` naming ``what``: ``bytes(5)`` would be five NUL bytes, and ``bytes(10**10)``
+    ten gigabytes of them."""
+    if isinstance(text, str):
+        return text.encode("utf-8", "surrogatepass")
+    if isinstance(text, bytes):
+        return text
+    try:
+        view = memoryview(text)
+    except TypeError:
+        raise TypeError(f"{what} must be str or a bytes-like object, not {type(text).__name__}") from None
+    with view:
+        return view.tobytes()
 
 
 @dataclass
@@ -91,10 +108,11 @@ class Tokenizer:
         v.apply_strip_rules()
         # Chat templates, as llama_model_chat_template reads them: None is tokenizer.chat_template, a name is
         # tokenizer.chat_template.<name>. Compiled by gguftok.chat on first use.
-        keys = [k for k in metadata if k == _CHAT_KEY or k.startswith(_CHAT_KEY + ".")]
+        # A template is read as llama.cpp reads it: a number is its text, an array is no template.
+        keys = [k for k in metadata if isinstance(k, str) and (k == _CHAT_KEY or k.startswith(_CHAT_KEY + "."))]
+        texts = {k: chat_template_text(metadata, k) for k in keys}
         self.chat_templates: dict[str | None, str] = {
-            (None if k == _CHAT_KEY else k[len(_CHAT_KEY) + 1:]): metadata[k] for k in keys
-            if isinstance(metadata[k], str)}
+            (None if k == _CHAT_KEY else k[len(_CHAT_KEY) + 1:]): t for k, t in texts.items() if t is not None}
         self._chat_cache: dict[str | None, Any] = {}
 
     def _newline_id(self, pad: int) -> int:
@@ -156,14 +174,15 @@ class Tokenizer:
 
     def is_eog(self, token_id: int) -> bool:
         """Whether generation should stop at this token."""
-        return token_id in self.vocab.eog
+        return (token_id if type(token_id) is int else as_token_id(token_id)) in self.vocab.eog
 
     def token_text(self, token_id: int) -> str:
-        self.pieces.check(token_id)
-        return self.vocab.texts[token_id]
+        return self.vocab.texts[self.pieces.check(token_id)]
 
-    def token_id(self, text: str) -> int | None:
-        """The id of the token with exactly this text, or ``None``."""
+    def token_id(self, text: str | bytes) -> int | None:
+        """The id of the token with exactly this text (``bytes``: these bytes), or ``None``."""
+        if not isinstance(text, str):
+            text = text_bytes(text).decode("utf-8", "surrogateescape")  # how token texts are kept
         return self.vocab.token_to_id.get(text)
 
     def facts(self) -> dict[str, Any]:
@@ -179,12 +198,13 @@ class Tokenizer:
 
     # ---------------------------------------------------------------------------------------- encode
     def encode(self, text: str | bytes, add_special: bool = True, parse_special: bool = False) -> list[int]:
-        """Token ids of ``text``, as ``llama_tokenize(text, add_special, parse_special)``.
+        """Token ids of ``text`` (a ``str``, or a bytes-like object: its bytes), as ``llama_tokenize(text,
+        add_special, parse_special)``. Anything else is a ``TypeError``.
 
         Keep ``parse_special=False`` for text that comes from users: with ``True``, anyone can write the text
         of a control token (``<|im_end|>``) and have it read as that token.
         """
-        data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+        data = text_bytes(text)
         return self._encode_fragments(data, self.fragments(data, parse_special), add_special)
 
     def _encode_fragments(self, data: bytes, fragments: list[Fragment], add_special: bool) -> list[int]:
@@ -233,7 +253,7 @@ class Tokenizer:
 
         return encode_chat(self, messages, add_generation_prompt, **kwargs)
 
-    def encode_batch(self, texts: Sequence[str | bytes], add_special: bool = True, parse_special: bool = False, *,
+    def encode_batch(self, texts: Iterable[str | bytes], add_special: bool = True, parse_special: bool = False, *,
                      workers: int = 1, progress: bool = False, chunk_size: int | None = None) -> list[list[int]]:
         """:meth:`encode` of each text, in order, over ``workers`` processes (``0``: one per CPU; ``1``, the
         default: in this process), with a tqdm progress bar if ``progress``. See :mod:`gguftok.batch`."""
@@ -253,6 +273,8 @@ class Tokenizer:
         No special token is read where it would overlap a ``protected`` byte range (see :mod:`gguftok.special`).
         """
         v = self.vocab
+        if not isinstance(data, bytes):
+            data = text_bytes(data, "data")
         # only the special tokens that can occur in data: the same partition, without a search per token
         return partition(data, self._special_index.candidates(data), self._special_bytes.__getitem__,
                          v.attrs.__getitem__, parse_special, protected)
@@ -334,8 +356,12 @@ class Tokenizer:
         return out
 
     def words(self, text: str | bytes, parse_special: bool = False) -> list[str | int]:
-        """What the model sees: special tokens as ids, the rest as pre-tokenized words (for teaching)."""
-        data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+        """What the model sees: special tokens as ids, the rest as pre-tokenized words (for teaching). A BPE
+        vocabulary's only: the other models have no pre-tokenizer, their text goes to the model whole."""
+        data = text_bytes(text)
+        if self.pre is None:
+            raise NotImplementedError(f"words() and trace() show the words of a BPE vocabulary's pre-tokenizer; "
+                                      f"a {self.vocab.model!r} ({self.vocab.type}) vocabulary has no pre-tokenizer")
         out: list[str | int] = []
         for frag in self.fragments(data, parse_special):
             if isinstance(frag, int):
@@ -366,18 +392,20 @@ class Tokenizer:
         """The bytes of one token, as ``llama_token_to_piece``."""
         return self.pieces.piece(token_id, special=special, lstrip=lstrip)
 
-    def decode_bytes(self, ids: Sequence[int], remove_special: bool = False, unparse_special: bool = False) -> bytes:
-        """The bytes of ``ids``, as ``llama_detokenize`` (not necessarily valid UTF-8)."""
+    def decode_bytes(self, ids: Iterable[int], remove_special: bool = False, unparse_special: bool = False) -> bytes:
+        """The bytes of ``ids``, as ``llama_detokenize`` (not necessarily valid UTF-8). An id is an int (a NumPy
+        integer too); a float, a bool or anything else is a ``TypeError`` naming its position."""
         return detokenize(self.pieces, ids, remove_special, unparse_special)
 
-    def decode(self, ids: Sequence[int], remove_special: bool = False, unparse_special: bool = False,
+    def decode(self, ids: Iterable[int], remove_special: bool = False, unparse_special: bool = False,
                errors: str = "replace") -> str:
         """:meth:`decode_bytes` as text; invalid UTF-8 becomes U+FFFD (``errors`` as for ``bytes.decode``)."""
         return self.decode_bytes(ids, remove_special, unparse_special).decode("utf-8", errors)
 
     def stream(self, special: bool = False) -> TextStream:
         """An incremental decoder: push ids as they are generated, get text as soon as it is whole."""
-        return TextStream(lambda i: self.pieces.piece(i, special=special))
+        return TextStream(lambda i: self.pieces.piece(i, special=special),
+                          lambda value, position: as_token_id(value, position, " of the stream"))
 
     def decode_stream(self, ids: Iterable[int], special: bool = False) -> Iterable[str]:
         """The text of each id in turn (``""`` while a character is incomplete), then what remains."""

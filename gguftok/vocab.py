@@ -4,7 +4,9 @@ llama.cpp does more than copy ``tokenizer.ggml.*`` into memory. It fills in defa
 pre-tokenizer, rewrites attributes by token text (a NORMAL ``<|im_end|>`` becomes CONTROL because it ends a
 turn), finds the end-of-turn and fill-in-the-middle tokens by name, and builds the list of special tokens
 that the partition step cuts out of text. Those rewrites change token ids, so this module replays
-``llama_vocab::impl::load`` step by step, in its order.
+``llama_vocab::impl::load`` step by step, in its order. Every key it reads has its type checked in one place,
+:func:`key_value` against ``KEY_TYPES``: where llama.cpp refuses a file for a key's type, so does ``Vocab``, with
+a :class:`~gguftok.errors.VocabError` naming the key.
 
 >>> from gguftok.writer import gguf_bytes
 >>> from gguftok.metadata import read_metadata, ValueType
@@ -23,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .errors import VocabError
-from .metadata import GGUFMetadata, ValueType
+from .metadata import ValueType
 from .pretokenize import PreTokenizerConfig, pre_tokenizer_config
 from .stdmap_order import hash_bytes, hash_joined, iteration_order, relative_order
 
@@ -82,6 +84,163 @@ _ALWAYS_USER_DEFINED = ("<|channel|>", "<|message|>", "<|start|>", "<|constrain|
 DNA_KMER_MARKER = "\ue000"
 
 
+# ------------------------------------------------------------------------------------ the keys and their types
+_ARRAY = ValueType.ARRAY
+# Every metadata key the tokenizer reads, with the GGUF type llama.cpp requires of it: a scalar key is read with
+# llama_model_loader::get_key<T>, which refuses any other type ("key X has wrong type A but expected type B"); an
+# array key has its element type checked by hand in llama_vocab::impl::load ("invalid gguf type for X"). Either
+# way llama.cpp refuses the file, and so does Vocab, with a VocabError naming the key. A scalar is a ValueType; an
+# array is (ARRAY, element types accepted).
+KEY_TYPES: dict[str, ValueType | tuple[ValueType, tuple[ValueType, ...]]] = {
+    # read for every file: the loader's architecture, load_hparams's name, the start of llama_vocab::load
+    "general.architecture": ValueType.STRING,
+    "general.name": ValueType.STRING,
+    "tokenizer.ggml.model": ValueType.STRING,
+    "tokenizer.ggml.pre": ValueType.STRING,
+    "tokenizer.ggml.token_type_count": ValueType.UINT32,
+    # read by one kind of model only; any other model never looks at them, whatever their type
+    "tokenizer.ggml.merges": (_ARRAY, (ValueType.STRING,)),  # BPE models
+    "tokenizer.ggml.precompiled_charsmap": (_ARRAY, (ValueType.INT8, ValueType.UINT8)),  # t5 (UGM)
+    # read for every model with a vocabulary
+    "tokenizer.ggml.add_space_prefix": ValueType.BOOL,
+    "tokenizer.ggml.remove_extra_whitespaces": ValueType.BOOL,
+    "tokenizer.ggml.tokens": (_ARRAY, (ValueType.STRING,)),
+    "tokenizer.ggml.scores": (_ARRAY, (ValueType.FLOAT32, ValueType.INT32)),
+    "tokenizer.ggml.token_type": (_ARRAY, (ValueType.INT32,)),
+    **{f"tokenizer.ggml.{suffix}_token_id": ValueType.UINT32 for _, suffix in _SPECIAL_KEYS},
+    "tokenizer.ggml.add_bos_token": ValueType.BOOL,
+    "tokenizer.ggml.add_eos_token": ValueType.BOOL,
+    "tokenizer.ggml.add_sep_token": ValueType.BOOL,
+    "tokenizer.ggml.normalizer.lowercase": ValueType.BOOL,
+    "tokenizer.ggml.normalizer.strip_accents": ValueType.BOOL,
+    "tokenizer.ggml.suppress_tokens": (_ARRAY, (ValueType.INT32,)),  # llama.cpp checks it; tokenizing never uses it
+}
+# Checked when a file is loaded, whatever the model; the others when the model reads them.
+_ALWAYS_READ = ("general.architecture", "general.name", "tokenizer.ggml.model", "tokenizer.ggml.pre",
+                "tokenizer.ggml.token_type_count")
+# The one other kind of key read, without a type check as llama.cpp reads it: the chat templates
+# (tokenizer.chat_template, tokenizer.chat_template.<name>), from llama_model's table of every non-array key as
+# text (gguf_kv_to_str), so that an array is no template and a number is its decimal text: chat_template_text.
+
+
+def _spell(spec: ValueType | tuple) -> str:
+    if isinstance(spec, tuple):
+        return " or ".join(f"array[{t.name.lower()}]" for t in spec[1])
+    return spec.name.lower()
+
+
+def _gguf_type_name(t: Any) -> str:
+    """A ``GGUFMetadata.types`` entry as text: ``uint32``, ``array[int32]``, ``array[array[string]]``."""
+    if isinstance(t, tuple):
+        name = t[-1].name.lower() if isinstance(t[-1], ValueType) else str(t[-1])
+        for _ in t[:-1]:
+            name = f"array[{name}]"
+        return name
+    return t.name.lower() if isinstance(t, ValueType) else str(t)
+
+
+_INT_SCALARS = (int, np.integer)
+_BOOL_SCALARS = (bool, np.bool_)
+_FLOAT_SCALARS = (float, np.floating)
+_INT_ELEMENTS = frozenset((ValueType.UINT8, ValueType.INT8, ValueType.UINT16, ValueType.INT16, ValueType.UINT32,
+                           ValueType.INT32, ValueType.UINT64, ValueType.INT64))
+
+
+def _plain_problem(value: Any, spec: ValueType | tuple) -> str | None:
+    """Why a plain Python value (a dict's, with no GGUF types) cannot be what ``spec`` asks, or ``None``."""
+    if not isinstance(spec, tuple):
+        if spec == ValueType.STRING:
+            ok = isinstance(value, str)
+        elif spec == ValueType.BOOL:
+            ok = isinstance(value, _BOOL_SCALARS)
+        else:  # UINT32
+            ok = isinstance(value, _INT_SCALARS) and not isinstance(value, _BOOL_SCALARS) and 0 <= value < 1 << 32
+        return None if ok else f"{type(value).__name__} {value!r:.40}"
+    elements = spec[1]
+    if isinstance(value, np.ndarray):
+        kinds = "U" if elements == (ValueType.STRING,) else "iu" if set(elements) <= _INT_ELEMENTS else "iuf"
+        if value.ndim == 1 and value.dtype.kind in kinds:
+            return None
+        return f"a {value.ndim}-dimensional NumPy array of {value.dtype}" if value.ndim != 1 else (
+            f"a NumPy array of {value.dtype}")
+    if elements == (ValueType.INT8, ValueType.UINT8) and isinstance(value, (bytes, bytearray)):
+        return None
+    if not isinstance(value, (list, tuple)):
+        return type(value).__name__
+    if elements == (ValueType.STRING,):
+        allowed: tuple[type, ...] = (str,)
+    elif set(elements) <= _INT_ELEMENTS:
+        allowed = _INT_SCALARS
+    else:  # scores: numbers
+        allowed = _INT_SCALARS + _FLOAT_SCALARS
+
+    def fits(t: type) -> bool:
+        return issubclass(t, allowed) and not issubclass(t, _BOOL_SCALARS)
+
+    if all(map(fits, set(map(type, value)))):  # one C-level pass over the items, then a check per type
+        return None
+    bad = next(i for i, x in enumerate(value) if not fits(type(x)))
+    return f"a list whose item {bad} is {type(value[bad]).__name__} {value[bad]!r:.40}"
+
+
+def key_problem(md: Mapping[str, Any], key: str) -> str | None:
+    """Why ``md[key]`` does not have the type llama.cpp reads it with (see ``KEY_TYPES``), or ``None`` when it does
+    (or is absent, or is no key of the table). A :class:`~gguftok.metadata.GGUFMetadata` is judged by its GGUF
+    types; a plain mapping (the lessons' dicts) by its Python values."""
+    spec = KEY_TYPES.get(key)
+    if spec is None or key not in md:
+        return None
+    types = getattr(md, "types", None)
+    if types is None:
+        why = _plain_problem(md[key], spec)
+        return None if why is None else f"key holds {why}; llama.cpp expects {_spell(spec)}"
+    have = types.get(key)
+    if isinstance(spec, tuple):
+        ok = isinstance(have, tuple) and len(have) == 2 and have[0] == _ARRAY and have[1] in spec[1]
+    else:
+        ok = have == spec
+    return None if ok else f"key has wrong type {_gguf_type_name(have)}, llama.cpp expects {_spell(spec)}"
+
+
+def key_value(md: Mapping[str, Any], key: str, default: Any = None) -> Any:
+    """``md[key]`` (``default`` if absent), checked against the type llama.cpp reads it with: a
+    :class:`~gguftok.errors.VocabError` naming the key otherwise."""
+    why = key_problem(md, key)
+    if why is not None:
+        raise VocabError(why, key=key)
+    return md.get(key, default)
+
+
+def typed_value(md: Mapping[str, Any], key: str, default: Any = None) -> Any:
+    """``md[key]`` when present with the type llama.cpp reads it with, else ``default``: for a report that
+    describes a file it cannot load (``gguftok info``), where :func:`key_value` would raise."""
+    if key not in md or key_problem(md, key) is not None:
+        return default
+    return md[key]
+
+
+def chat_template_text(md: Mapping[str, Any], key: str) -> str | None:
+    """A chat template key as llama.cpp reads it (``llama_model_chat_template``, from the table that
+    ``gguf_kv_to_str`` fills with every non-array key): a string as it is, a number or bool as its text
+    (``std::to_string``: ``1``, ``1.500000``, ``true``), an array as no template (``None``)."""
+    if key not in md:
+        return None
+    value = md[key]
+    types = getattr(md, "types", None)
+    t = types.get(key) if types is not None else None
+    if isinstance(value, str):
+        return value
+    if isinstance(t, tuple) or isinstance(value, (list, tuple, np.ndarray)):
+        return None
+    if isinstance(value, _BOOL_SCALARS):
+        return "true" if value else "false"
+    if isinstance(value, _INT_SCALARS):
+        return str(int(value))
+    if isinstance(value, _FLOAT_SCALARS):
+        return f"{float(value):f}"  # std::to_string of a float or a double: printf's %f
+    return None
+
+
 class Vocab:
     """Everything llama.cpp derives from a GGUF file's tokenizer keys at load time.
 
@@ -94,7 +253,9 @@ class Vocab:
 
     def __init__(self, md: Mapping[str, Any]) -> None:
         self.md = md
-        self.model = self._get("tokenizer.ggml.model", ValueType.STRING)
+        for key in _ALWAYS_READ:  # llama.cpp reads these first, for every file
+            self._get(key)
+        self.model = self._get("tokenizer.ggml.model")
         if self.model is None:
             raise VocabError("the file has no tokenizer.ggml.model key", key="tokenizer.ggml.model")
         if self.model not in MODEL_TYPES:
@@ -111,25 +272,9 @@ class Vocab:
         self.nl = NULL  # set by the tokenizer, which can tokenize "\n"
 
     # --------------------------------------------------------------------------------------- metadata
-    def _get(self, key: str, vtype: ValueType, default: Any = None) -> Any:
-        """A key's value, checking its GGUF type as llama.cpp's ``get_key`` does."""
-        if key not in self.md:
-            return default
-        types = getattr(self.md, "types", None)
-        if types is not None and types.get(key) != vtype:
-            have = self.md.type_name(key) if isinstance(self.md, GGUFMetadata) else types.get(key)
-            raise VocabError(f"key has wrong type {have}, llama.cpp expects {vtype.name.lower()}", key=key)
-        return self.md[key]
-
-    def _array(self, key: str, element_types: tuple[ValueType, ...]) -> Any:
-        if key not in self.md:
-            return None
-        types = getattr(self.md, "types", None)
-        if types is not None:
-            t = types.get(key)
-            if not (isinstance(t, tuple) and len(t) == 2 and t[1] in element_types):
-                raise VocabError(f"invalid gguf type for {key}", key=key)
-        return self.md[key]
+    def _get(self, key: str, default: Any = None) -> Any:
+        """A key's value (``default`` if absent), its type checked against ``KEY_TYPES`` as llama.cpp checks it."""
+        return key_value(self.md, key, default)
 
     # ------------------------------------------------------------------------------------------ steps
     def _defaults(self) -> None:
@@ -149,8 +294,8 @@ class Vocab:
         self.pre_config: PreTokenizerConfig | None = None
         self.merges: list[str] = []
         if self.type == "bpe":
-            merges = self._array("tokenizer.ggml.merges", (ValueType.STRING,))
-            pre = self._get("tokenizer.ggml.pre", ValueType.STRING)
+            merges = self._get("tokenizer.ggml.merges")
+            pre = self._get("tokenizer.ggml.pre")
             if self.model == "gemma4":
                 pre = "gemma4"  # llama.cpp ignores the file's pre for this model
             if merges is None and not (pre == "kimi-k2" and self.model != "gemma4"):
@@ -178,22 +323,21 @@ class Vocab:
             self.add_bos, self.add_eos = False, True
         elif self.type == "rwkv":
             self.add_space_prefix = self.clean_spaces = self.add_bos = self.add_eos = False
-        self.add_space_prefix = self._get("tokenizer.ggml.add_space_prefix", ValueType.BOOL, self.add_space_prefix)
-        self.remove_extra_whitespaces = self._get("tokenizer.ggml.remove_extra_whitespaces", ValueType.BOOL,
+        self.add_space_prefix = self._get("tokenizer.ggml.add_space_prefix", self.add_space_prefix)
+        self.remove_extra_whitespaces = self._get("tokenizer.ggml.remove_extra_whitespaces",
                                                   self.remove_extra_whitespaces)
 
     def _load_tokens(self) -> None:
-        tokens = self.md.get("tokenizer.ggml.tokens")
-        if tokens is None:
+        if "tokenizer.ggml.tokens" not in self.md:
             raise VocabError("cannot find tokenizer vocab in model file", key="tokenizer.ggml.tokens")
-        self._array("tokenizer.ggml.tokens", (ValueType.STRING,))
+        tokens = self._get("tokenizer.ggml.tokens")
         n = len(tokens)
         if n == 0:
             raise VocabError("the vocabulary has no tokens", key="tokenizer.ggml.tokens")
-        scores = self._array("tokenizer.ggml.scores", (ValueType.FLOAT32, ValueType.INT32))
+        scores = self._get("tokenizer.ggml.scores")
         if scores is not None and len(scores) < n:
             raise VocabError(f"Index out of array bounds for scores ({len(scores)} < {n})", key="tokenizer.ggml.scores")
-        types = self._array("tokenizer.ggml.token_type", (ValueType.INT32,))
+        types = self._get("tokenizer.ggml.token_type")
         if types is not None and len(types) < n:
             raise VocabError(f"Index out of array bounds for toktypes ({len(types)} < {n})",
                              key="tokenizer.ggml.token_type")
@@ -231,18 +375,19 @@ class Vocab:
         for name, suffix in _SPECIAL_KEYS:
             if self.special[name] >= n:
                 self.special[name] = NULL  # a default out of range is disabled
-            value = self._get(f"tokenizer.ggml.{suffix}_token_id", ValueType.UINT32)
+            value = self._get(f"tokenizer.ggml.{suffix}_token_id")
             if value is not None and value < n:
                 self.special[name] = int(value)
 
     def _load_flags(self) -> None:
-        self.add_bos = self._get("tokenizer.ggml.add_bos_token", ValueType.BOOL, self.add_bos)
-        self.add_eos = self._get("tokenizer.ggml.add_eos_token", ValueType.BOOL, self.add_eos)
-        self.add_sep = self._get("tokenizer.ggml.add_sep_token", ValueType.BOOL, self.add_sep)
+        self.add_bos = self._get("tokenizer.ggml.add_bos_token", self.add_bos)
+        self.add_eos = self._get("tokenizer.ggml.add_eos_token", self.add_eos)
+        self.add_sep = self._get("tokenizer.ggml.add_sep_token", self.add_sep)
         if self.pre_config is not None and self.pre_config.type == "GEMMA4" and not self.add_bos:
             self.add_bos = True
-        self.lowercase = self._get("tokenizer.ggml.normalizer.lowercase", ValueType.BOOL, self.lowercase)
-        self.strip_accents = self._get("tokenizer.ggml.normalizer.strip_accents", ValueType.BOOL, self.lowercase)
+        self.lowercase = self._get("tokenizer.ggml.normalizer.lowercase", self.lowercase)
+        self.strip_accents = self._get("tokenizer.ggml.normalizer.strip_accents", self.lowercase)
+        self._get("tokenizer.ggml.suppress_tokens")  # only its type matters here: llama.cpp refuses a wrong one
 
     def _map_order(self) -> list[int]:
         """Token ids in the iteration order of llama.cpp's ``token_to_id`` hash map (libstdc++)."""
@@ -328,9 +473,9 @@ class Vocab:
 
     def apply_strip_rules(self) -> None:
         """Per-model LSTRIP/RSTRIP (llama.cpp applies them after building its caches)."""
-        pre = self.md.get("tokenizer.ggml.pre") or ""
-        arch = self.md.get("general.architecture") or ""
-        name = "".join(c.lower() if c.isascii() else c for c in (self.md.get("general.name") or ""))
+        pre = self._get("tokenizer.ggml.pre") or ""
+        arch = self._get("general.architecture") or ""
+        name = "".join(c.lower() if c.isascii() else c for c in (self._get("general.name") or ""))
         if any(s in pre for s in ("jina-v2-de", "jina-v2-es", "jina-v2-code")) or any(
                 s in arch for s in ("nomic-bert-moe", "jina-bert-v3")):
             if "<mask>" in self.token_to_id:
@@ -349,7 +494,7 @@ class Vocab:
 
     def charsmap(self) -> bytes:
         """``tokenizer.ggml.precompiled_charsmap`` as bytes (UGM's normaliser), or ``b""``."""
-        data = self._array("tokenizer.ggml.precompiled_charsmap", (ValueType.INT8, ValueType.UINT8))
+        data = self._get("tokenizer.ggml.precompiled_charsmap")
         if data is None:
             return b""
         return data.tobytes() if hasattr(data, "tobytes") else bytes(x & 0xFF for x in data)

@@ -82,7 +82,7 @@ def test_errors_are_one_line_and_nonzero(tmp_path, llama):
 
 
 def test_every_subcommand_has_help():
-    for cmd in ("tokenize", "detokenize", "info", "conformance", "fetch"):
+    for cmd in ("tokenize", "detokenize", "info", "chat", "conformance", "fetch", "doctor"):
         r = run(cmd, "--help")
         assert r.returncode == 0 and b"usage: gguftok " + cmd.encode() in r.stdout
 
@@ -107,3 +107,21 @@ def test_chat_errors(vocab_path):
     assert r.returncode == 1 and b"no tokenizer.chat_template" in r.stderr
     r = run("chat", str(vocab_path("qwen2")), "--messages", "{")
     assert r.returncode == 2 and b"not JSON" in r.stderr
+
+
+def test_chat_documents_and_variables(vocab_path):
+    command_r = str(vocab_path("command-r"))
+    tok = Tokenizer.from_gguf(command_r)
+    messages = [{"role": "user", "content": "Where is it?"}]
+    documents = [{"title": "Atlas", "text": "It is in the harbour."}]
+    r = run("chat", command_r, "--template", "rag", "--messages", json.dumps(messages),
+            "--documents", json.dumps(documents), "--ids")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == tok.encode_chat(messages, template="rag", documents=documents)
+    assert b"harbour" in run("chat", command_r, "--template", "rag", "--messages", json.dumps(messages),
+                             "--documents", json.dumps(documents), "--text").stdout
+    qwen2 = str(vocab_path("qwen2"))
+    r = run("chat", qwen2, "--messages", json.dumps(messages), "--var", "x=[1, 2]", "--ids",
+            "--template", "{{ messages[0].content }}{{ x }}", "--no-bos")
+    assert r.returncode == 0 and json.loads(r.stdout) == Tokenizer.from_gguf(qwen2).encode(
+        "Where is it?[1, 2]", add_special=False)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import re
 import struct
+from pathlib import Path
 
 import gguf
 import numpy as np
@@ -263,3 +266,32 @@ def test_a_plain_int_special_id_is_written_as_llama_cpp_reads_it():
     md = read_metadata(gguf_bytes({"tokenizer.ggml.bos_token_id": 1, "tokenizer.ggml.count": 1}))
     assert md.type_name("tokenizer.ggml.bos_token_id") == "uint32" and md["tokenizer.ggml.bos_token_id"] == 1
     assert md.type_name("tokenizer.ggml.count") == "int32"  # other ints keep gguf's default
+
+
+# ------------------------------------------------------------------------------ files that are not files
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX devices and FIFOs")
+def test_devices_fifos_and_directories_are_refused_unread(tmp_path):
+    """Issue 19 item 8: ``/dev/zero`` was read until memory ran out (its size is 0, so the reader called
+    ``read()``), a FIFO blocked in ``open``, a directory was an ``IsADirectoryError``. Only a regular file has
+    a size to check lengths against: anything else is a GGUFError naming what it is, before any byte is read."""
+    os.mkfifo(tmp_path / "fifo")  # opening it for reading would wait for a writer forever
+    (tmp_path / "dir").mkdir()
+    os.symlink("/dev/zero", tmp_path / "zero.gguf")
+    cases = {"/dev/zero": "a character device", "/dev/null": "a character device",
+             str(tmp_path / "zero.gguf"): "a character device", str(tmp_path / "fifo"): "a named pipe (FIFO)",
+             str(tmp_path / "dir"): "a directory"}
+    for path, kind in cases.items():
+        with pytest.raises(GGUFError, match=re.escape(f"{path}: {kind}, not a regular file: a GGUF file must be")):
+            read_metadata(path)
+        with pytest.raises(GGUFError, match="not a regular file"):
+            read_metadata(Path(path))
+    with pytest.raises(FileNotFoundError):
+        read_metadata(tmp_path / "nothing.gguf")
+
+
+def test_a_short_regular_file_is_read_no_further_than_its_size(tmp_path):
+    (tmp_path / "short.gguf").write_bytes(b"GGUF\x03\x00")
+    with pytest.raises(GGUFError, match="the GGUF header needs 24 bytes but the file ends after 6"):
+        read_metadata(tmp_path / "short.gguf")

@@ -11,6 +11,10 @@ its code point as ``<0xXX>`` tokens. The cheapest path wins; on equal cost the l
 [258, 123]
 
 (llama.cpp treats a byte token with id 0 as missing, and refuses the vocabulary; so does this class.)
+
+The pieces that start at a position are found with one lookup in a sorted list of the pieces, as code
+points of 4 bytes each (:class:`~gguftok.models.prefix.PrefixIndex`): the longest, then the chain of its
+prefixes that are pieces, the same candidates llama.cpp's suffix table lists, without a search per length.
 """
 
 from __future__ import annotations
@@ -18,11 +22,20 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 from ..errors import VocabError
 from ..pretokenize.unicode import decode_lax
+from .prefix import PrefixIndex
 
 BYTE_TYPE = 6  # GGUF token type
 UNKNOWN_COST = 10_000_000
+
+
+def _wide(cps: Sequence[int]) -> bytes:
+    """Code points as 4 big-endian bytes each: byte order is code point order, and any code point fits
+    (llama.cpp's lax decoding gives up to 0x1FFFFF), so no code point needs a stand-in."""
+    return np.asarray(cps, dtype=">u4").tobytes()
 
 
 def _round_half_away(x: float) -> int:
@@ -50,10 +63,10 @@ class PLaMo2Model:
                              key="tokenizer.ggml.tokens")
         # a piece's token is the last token with that text (llama.cpp's token_to_id map)
         self.pieces = {p: (last_id.get(p, -1), score) for p, score in pieces.items() if score is not None}
-        self.max_len = max((len(p) for p in self.pieces), default=0)
-        used = set("".join(self.pieces))
-        self._stranger = next(chr(c) for c in range(0x10FFFD, 0, -1) if chr(c) not in used)
         self.byte_ids = byte_ids
+        wide = {_wide([ord(c) for c in p]): hit for p, hit in self.pieces.items()}
+        self._index = PrefixIndex(wide)
+        self._hits = [wide[k] for k in self._index.keys]  # (token id, score) per key of the index
 
     def encode(self, data: bytes) -> list[int]:
         cps = decode_lax(data)
@@ -62,20 +75,22 @@ class PLaMo2Model:
         n = len(cps)
         if n == 0:
             return []
-        # code points past U+10FFFF cannot be in a str, and match no piece: stand in a character no piece has
-        text = "".join(chr(c) if c <= 0x10FFFF else self._stranger for c in cps)
+        # a code point past U+10FFFF is in no piece (pieces keep only code points up to U+10FFFF)
+        text = _wide(cps)
         cost = [1 << 60] * (n + 1)
         cost[n] = 0
         step_len = [0] * (n + 1)
         step_id = [0] * (n + 1)
-        pieces = self.pieces
+        longest, parent, lens, hits = self._index.longest, self._index.parent, self._index.lens, self._hits
         for i in range(n - 1, -1, -1):
-            for length in range(min(self.max_len, n - i), 0, -1):
-                hit = pieces.get(text[i:i + length])
-                if hit is not None:
-                    c = cost[i + length] - hit[1]
-                    if c < cost[i]:
-                        cost[i], step_len[i], step_id[i] = c, length, hit[0]
+            j = longest(text, 4 * i)
+            while j >= 0:  # the pieces that start here, longest first
+                length = lens[j] >> 2
+                tid, score = hits[j]
+                c = cost[i + length] - score
+                if c < cost[i]:
+                    cost[i], step_len[i], step_id[i] = c, length, tid
+                j = parent[j]
             c = cost[i + 1] + UNKNOWN_COST
             if c < cost[i]:
                 cost[i], step_len[i], step_id[i] = c, 1, -1

@@ -3,6 +3,10 @@
 >>> m = RWKVModel(["a", "ab", "b"], unk=-1)
 >>> m.encode(b"abbc")
 [1, 2, -1]
+
+Each step is one lookup in a sorted list of the tokens (:class:`~gguftok.models.prefix.PrefixIndex`), which
+reads no further into the text than llama.cpp's trie walk does: a long token that the text almost matches
+costs a longer comparison, never one search per byte.
 """
 
 from __future__ import annotations
@@ -23,21 +27,17 @@ class RWKVModel:
     def encode(self, data: bytes) -> list[int]:
         out: list[int] = []
         pos, n = 0, len(data)
-        values, has_prefix = self.values, self.prefixes.has_prefix
+        values, longest, keys, first = self.values, self.prefixes.longest, self.prefixes.keys, self.prefixes.first
         while pos < n:
-            if not has_prefix(data[pos:pos + 1]):
+            if data[pos] not in first:
                 out.append(self.unk)  # no token starts with this byte: llama.cpp emits the unknown id (often -1)
                 pos += 1
                 continue
-            best = 0
-            end = pos + 1
-            while end <= n and has_prefix(data[pos:end]):
-                if data[pos:end] in values:
-                    best = end
-                end += 1
-            if best == 0:
+            j = longest(data, pos)
+            if j < 0:
                 raise EncodeError("no RWKV token ends on the longest matching path; llama.cpp would restart at "
                                   "the beginning of the text and never finish", offset=pos)
-            out.append(values[data[pos:best]])
-            pos = best
+            key = keys[j]
+            out.append(values[key])
+            pos += len(key)
         return out

@@ -24,6 +24,7 @@ from ..pretokenize.unicode import (
     nfd_first,
     to_lower,
 )
+from .prefix import PrefixIndex
 
 _CJK = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F), (0x2B740, 0x2B81F),
         (0x2B920, 0x2CEAF),  # 0x2B920, not 0x2B820: llama.cpp keeps the Hugging Face quirk
@@ -39,12 +40,14 @@ def preprocess(text: str | bytes, lowercase: bool, strip_accents: bool) -> list[
     cps = decode_lax(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
     if strip_accents:
         cps = [nfd_first(c) for c in cps]
-    words = [""]
+    words: list[str] = []
+    word: list[str] = []  # the characters of the word being read (a list: appending to a str is quadratic)
     for c in cps:
         f = flags(c)
         if f & WHITESPACE:
-            if words[-1]:
-                words.append("")
+            if word:
+                words.append("".join(word))
+                word = []
             continue
         if c == 0 or c == 0xFFFD or f & CONTROL:
             continue
@@ -54,42 +57,45 @@ def preprocess(text: str | bytes, lowercase: bool, strip_accents: bool) -> list[
             raise EncodeError(f"code point U+{c:X} is past U+10FFFF (llama.cpp aborts)")
         s = chr(to_lower(c) if lowercase else c)
         if f & PUNCTUATION or (c < 0x7F and f & SYMBOL) or is_chinese_char(c):
-            if words[-1]:
-                words.append("")
-            words[-1] = s
-            words.append("")
+            if word:
+                words.append("".join(word))
+                word = []
+            words.append(s)
         else:
-            words[-1] += s
-    if not words[-1]:
-        words.pop()
+            word.append(s)
+    if word:
+        words.append("".join(word))
     return words
 
 
 class WPMModel:
-    """Raw-text fragment -> ids for one WordPiece vocabulary."""
+    """Raw-text fragment -> ids for one WordPiece vocabulary.
+
+    llama.cpp tries every length up to the longest token at each position of a word; the longest token that
+    the rest of the word starts with is the same as one lookup in a sorted list of the tokens
+    (:class:`~gguftok.models.prefix.PrefixIndex`), which costs no more however long the tokens are.
+    """
 
     def __init__(self, texts: list[str], unk: int, lowercase: bool, strip_accents: bool) -> None:
         self.bytes_to_id = {t.encode("utf-8", "surrogateescape"): i for i, t in enumerate(texts)}
-        self.max_len = max(len(b) for b in self.bytes_to_id)
+        self.prefixes = PrefixIndex(self.bytes_to_id)
         self.unk, self.lowercase, self.strip_accents = unk, lowercase, strip_accents
 
     def encode(self, data: bytes) -> list[int]:
         out: list[int] = []
-        b2i, max_len = self.bytes_to_id, self.max_len
+        b2i, longest, keys = self.bytes_to_id, self.prefixes.longest, self.prefixes.keys
         for word in preprocess(data, self.lowercase, self.strip_accents):
             w = "\u2581".encode() + word.encode("utf-8", "surrogatepass")
             n = len(w)
             ids: list[int] = []
             i = 0
             while i < n:  # greedy longest match over byte offsets, any token type
-                for j in range(min(n, i + max_len + 1), i, -1):
-                    tid = b2i.get(w[i:j])
-                    if tid is not None:
-                        ids.append(tid)
-                        i = j
-                        break
-                else:
+                j = longest(w, i)
+                if j < 0:
                     ids = []  # no token starts here: the whole word is unknown
                     break
+                key = keys[j]
+                ids.append(b2i[key])
+                i += len(key)
             out += ids or [self.unk]
         return out
