@@ -115,7 +115,8 @@ def partition(data: bytes, special_ids: Sequence[int], text_of: Callable[[int], 
 
     ``protected`` (sorted, disjoint ``(start, end)`` byte ranges; ``start == end`` is a point) is where no
     special token may be read: an occurrence that overlaps one stays raw text, and the search goes on one
-    byte later. :mod:`gguftok.chat` protects the special-token texts found in messages this way.
+    byte later. :func:`gguftok.chat.encode_chat` protects this way every occurrence of a guarded token's text
+    that the template's own markup did not write (:func:`gguftok.chat.marks.protected_spans`).
     """
     fragments: list[Fragment] = [(0, len(data))] if data else []
     starts = [a for a, _ in protected]

@@ -35,6 +35,21 @@ def vocab_path():
     return lambda name, suffix=".gguf": dest / f"ggml-vocab-{name}{suffix}"
 
 
+@pytest.fixture(scope="session")
+def toks(vocab_path):
+    """``toks("qwen2")`` -> the Tokenizer of ``ggml-vocab-qwen2.gguf``, loaded once per session."""
+    from gguftok import Tokenizer
+
+    cache: dict[str, Tokenizer] = {}
+
+    def get(name: str) -> Tokenizer:
+        if name not in cache:
+            cache[name] = Tokenizer.from_gguf(vocab_path(name))
+        return cache[name]
+
+    return get
+
+
 @pytest.fixture(scope="session", params=VOCAB_NAMES)
 def each_vocab(request, vocab_path) -> Path:
     """Each of the 19 pinned vocabulary files in turn."""

@@ -12,27 +12,14 @@ import pytest
 from conftest import REPO
 
 from gguftok import ChatTemplateError, Tokenizer, read_metadata
-from gguftok.chat import ChatTemplate, guarded_tokens, unmark
-from gguftok.conformance.chat_golden import CONVERSATIONS, TOOL_CASES, VOCABS
+from gguftok.chat import ChatTemplate, guarded_tokens
+from gguftok.conformance.chat_golden import CONVERSATIONS, TEMPLATES, TOOL_CASES, VOCABS
 from gguftok.vocab import LSTRIP, RSTRIP
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # transformers renders from the template string: no hub, ever
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 chat_template_utils = pytest.importorskip("transformers.utils.chat_template_utils")
 
-CASES = [(v, t) for v in VOCABS for t in ([None, "tool_use", "rag"] if v == "command-r" else [None])]
-
-
-@pytest.fixture(scope="module")
-def toks(vocab_path):
-    cache: dict[str, Tokenizer] = {}
-
-    def get(name: str) -> Tokenizer:
-        if name not in cache:
-            cache[name] = Tokenizer.from_gguf(vocab_path(name))
-        return cache[name]
-
-    return get
 
 
 def reference(tmpl: ChatTemplate, add_generation_prompt: bool, messages: list, tools=None, documents=None,
@@ -53,7 +40,7 @@ def outcome(fn):
 
 
 # ----------------------------------------------------------------------------- equal to transformers
-@pytest.mark.parametrize(("vocab", "name"), CASES)
+@pytest.mark.parametrize(("vocab", "name"), TEMPLATES)
 @pytest.mark.parametrize("add_generation_prompt", [True, False])
 def test_renders_equal_transformers(vocab, name, add_generation_prompt, toks):
     tmpl = toks(vocab).chat_template(name)
@@ -71,7 +58,7 @@ def test_renders_equal_transformers(vocab, name, add_generation_prompt, toks):
 
 
 def test_every_template_is_checked(toks):
-    assert {(v, t) for v in VOCABS for t in toks(v).chat_templates} == set(CASES)
+    assert {(v, t) for v in VOCABS for t in toks(v).chat_templates} == set(TEMPLATES)
 
 
 def test_command_r_refuses_roles_out_of_order_like_transformers(toks):
@@ -122,7 +109,7 @@ def test_renders_equal_llama_cpp_builtin_where_it_recognizes_the_template(toks):
         expect = builtin_should_match(row["vocab"], row["template"], CONVERSATIONS[row["case"]], row["add_ass"])
         assert (ours == row["text"]) == expect, row
         matched += expect
-    assert recognized == set(CASES) - {("gemma-4", None)}  # llama.cpp has no renderer for Gemma 4's template
+    assert recognized == set(TEMPLATES) - {("gemma-4", None)}  # llama.cpp has no renderer for Gemma 4's template
     assert matched >= 30  # 18 Command-R, 7 Phi-3, 4 each ChatML
 
 
@@ -272,11 +259,6 @@ def test_markers_in_input_are_refused(toks):
     with pytest.raises(ChatTemplateError, match="U\\+FDD0"):
         tok.encode_chat([{"role": "user", "content": "a\ufdd0b"}])
     assert "\ufdd0" in tok.chat_template().render([{"role": "user", "content": "a\ufdd0b"}])
-
-
-def test_unmark_lone_markers_become_points():
-    assert unmark("ab\ufdd0cd") == ("abcd", [(2, 2)])
-    assert unmark("\ufdd1é\ufdd0<x>\ufdd1") == ("é<x>", [(0, 0), (2, 5)])
 
 
 def test_roles_and_tool_arguments_are_guarded_too(toks):

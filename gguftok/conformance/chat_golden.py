@@ -18,6 +18,8 @@ from ..data import vocab_dir
 from ..metadata import read_metadata
 
 VOCABS = ["command-r", "gemma-4", "phi-3", "qwen2", "qwen35"]  # the reference vocabularies with a template
+# every (vocabulary, template name) they ship: Command-R has tool_use and rag beside its default (None)
+TEMPLATES = [(v, t) for v in VOCABS for t in ([None, "tool_use", "rag"] if v == "command-r" else [None])]
 GOLDEN = Path(__file__).resolve().parents[2] / "tests" / "golden" / "chat-builtin.json"
 
 
