@@ -1,7 +1,7 @@
 """Write the exercise cells of each lesson's notebook from ``gguftok.exercises`` (the one source of truth).
 
-Each lesson's ``py:percent`` twin has an ``## Exercises`` section (at the end, or before a closing
-``## Going deeper`` part, which is kept): an introduction, the import of
+Each lesson's ``py:percent`` twin (``notebooks/twins/``) has an ``## Exercises`` section (at the end, or before
+the closing ``## Recap``, ``## Self-check`` and ``## Going deeper`` parts, which are kept): an introduction, the import of
 ``check``, then per exercise a markdown statement, a code cell with the function's template, and a code cell
 that checks it. This script replaces that section (or appends it) so the notebooks say exactly what the
 library checks; ``tests/test_exercises.py`` fails when they drift apart. Run ``scripts/run_notebooks.py``
@@ -70,17 +70,18 @@ def exercise_cells(lesson: int) -> list:
     return cells
 
 
-DEEPER = "## Going deeper"
+TAIL = ("## Recap", "## Self-check", "## Going deeper")  # what follows the exercises in a lesson
 
 
 def deeper(cells: list, start: int = 0) -> int:
-    """Where a "Going deeper" part after the exercises starts (it is kept), or the end of the notebook."""
+    """Where the part after the exercises starts (the recap, self-check or "Going deeper", all kept), or the end
+    of the notebook."""
     return next((k for k in range(start, len(cells)) if cells[k].cell_type == "markdown"
-                 and cells[k].source.startswith(DEEPER)), len(cells))
+                 and cells[k].source.startswith(TAIL)), len(cells))
 
 
 def notebook_path(lesson: int) -> Path:
-    (path,) = NOTEBOOKS.glob(f"{lesson:02d}_*.py")
+    (path,) = (NOTEBOOKS / "twins").glob(f"{lesson:02d}_*.py")
     return path
 
 

@@ -1,11 +1,11 @@
 """Execute the workbook's notebooks top to bottom and write them with deterministic metadata.
 
-The ``py:percent`` twin (``notebooks/NN_*.py``) is the source a reviewer reads; this script runs it in a fresh
+The ``py:percent`` twin (``notebooks/twins/NN_*.py``) is the source a reviewer reads; this script runs it in a fresh
 kernel from ``notebooks/`` and writes the paired ``.ipynb`` with its outputs, without execution timestamps
 or this machine's Python version, so that a re-run changes a notebook only when its outputs change.
 
     python scripts/run_notebooks.py                 # every notebook, the instructor's too
-    python scripts/run_notebooks.py notebooks/00_start_here.py
+    python scripts/run_notebooks.py notebooks/twins/00_start_here.py   # or notebooks/00_start_here.ipynb
 """
 
 from __future__ import annotations
@@ -17,12 +17,14 @@ import jupytext
 from nbclient import NotebookClient
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+TWINS = NOTEBOOKS / "twins"  # the py:percent twins, out of the student's way
+FORMATS = "ipynb,twins//py:percent"
 
 
 def run(py: Path) -> Path:
     nb = jupytext.read(py)
     nb.cells = [c for c in nb.cells if c.cell_type != "code" or c.source.strip()]  # no empty code cells
-    nb.metadata.setdefault("jupytext", {})["formats"] = "ipynb,py:percent"
+    nb.metadata.setdefault("jupytext", {})["formats"] = FORMATS
     NotebookClient(nb, timeout=900, kernel_name="python3", record_timing=False,
                    resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
     nb.metadata.get("language_info", {}).pop("version", None)
@@ -31,15 +33,15 @@ def run(py: Path) -> Path:
     for i, cell in enumerate(nb.cells):
         cell.metadata.pop("execution", None)
         cell.id = f"cell-{i}"  # stable ids: a re-run changes the file only where outputs change
-    out = py.with_suffix(".ipynb")
+    out = NOTEBOOKS / py.with_suffix(".ipynb").name
     jupytext.write(nb, out)
     jupytext.write(nb, py, fmt="py:percent")  # keep the twin byte-for-byte what jupytext would pair
     return out
 
 
 def main(paths: list[str]) -> None:
-    targets = [Path(p).resolve().with_suffix(".py") for p in paths] or [
-        *sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py")), NOTEBOOKS / "instructor.py"]
+    targets = [TWINS / Path(p).with_suffix(".py").name for p in paths] or [
+        *sorted(TWINS.glob("[0-9][0-9]_*.py")), TWINS / "instructor.py"]
     for py in targets:
         print(f"running {py.name} ...", flush=True)
         print(f"  wrote {run(py).relative_to(NOTEBOOKS.parent)}")

@@ -257,6 +257,6 @@ def test_each_notebook_has_its_exercises_unsolved(lesson):
 
 
 def test_the_lesson_prose_that_notebook_10_counts_stops_before_the_exercises():
-    path = REPO / "notebooks" / "03_merge_ranks.py"
+    path = REPO / "notebooks" / "twins" / "03_merge_ranks.py"
     text = notebook_text([path])
     assert "What you can now explain" in text and "Exercise 03.split_merge" not in text

@@ -111,7 +111,7 @@ def test_the_real_words_reach_the_whole_word_rule():
 
 
 def _notebook_values(names: set[str]) -> dict[str, object]:
-    tree = ast.parse((REPO / "notebooks" / "05_merge_queue.py").read_text(encoding="utf-8"))
+    tree = ast.parse((REPO / "notebooks" / "twins" / "05_merge_queue.py").read_text(encoding="utf-8"))
     found = {}
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and getattr(node.targets[0], "id", "") in names:

@@ -19,12 +19,12 @@ def test_there_are_notebooks():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_each_notebook_has_its_py_percent_twin(path):
-    twin = path.with_suffix(".py")
+    twin = path.parent / "twins" / path.with_suffix(".py").name
     assert twin.exists(), f"{twin.name} is missing: run scripts/run_notebooks.py"
     nb, py = jupytext.read(path), jupytext.read(twin)
     cells = [(c.cell_type, c.source) for c in nb.cells]
     assert cells == [(c.cell_type, c.source) for c in py.cells], "the .py twin differs: re-pair with jupytext"
-    assert nb.metadata["jupytext"]["formats"] == "ipynb,py:percent"
+    assert nb.metadata["jupytext"]["formats"] == "ipynb,twins//py:percent"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

@@ -267,7 +267,7 @@ def screenshot(locator, name: str) -> Path:
 def notebook_literal(notebook: str, name: str):
     """The literal a notebook's py:percent twin assigns to ``name`` (or passes as the first argument of the
     call it assigns), so the tests feed gguftok the same lesson inputs without a second copy of them."""
-    tree = ast.parse((REPO / "notebooks" / f"{notebook}.py").read_text(encoding="utf-8"))
+    tree = ast.parse((REPO / "notebooks" / "twins" / f"{notebook}.py").read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
             value = node.value.args[0] if isinstance(node.value, ast.Call) else node.value

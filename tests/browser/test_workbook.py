@@ -238,7 +238,7 @@ def edit_ids(page, widget):
 def resize_cache(page, widget):
     from gguftok.viz.cache_view import SIZES, cache_state, notebook_text, plain_words
 
-    sources = [REPO / "notebooks" / f"{n}.py" for n in ("01_gguf_metadata", "02_byte_map", "03_merge_ranks",
+    sources = [REPO / "notebooks" / "twins" / f"{n}.py" for n in ("01_gguf_metadata", "02_byte_map", "03_merge_ranks",
                                                          "04_pretokenizers", "05_merge_queue", "06_special_tokens")]
     words = plain_words(tok("qwen2"), notebook_text(sources, "markdown"))
     frames = [cache_state(words, s, 12) for s in SIZES]
@@ -312,7 +312,7 @@ def test_every_notebook_with_a_widget_is_covered():
 
     factories = re.compile(r"^\s*(\w+_(?:browser|inspector|widget|explorer|player|playground))\(", re.M)
     for nb in NOTEBOOKS:
-        source = (REPO / "notebooks" / nb).with_suffix(".py").read_text(encoding="utf-8")
+        source = (REPO / "notebooks" / "twins" / nb).with_suffix(".py").read_text(encoding="utf-8")
         calls = factories.findall(source)
         assert len(calls) == len(VIEWS.get(nb, [])), f"{nb}: widget cells {calls}, views {VIEWS.get(nb)}"
 
