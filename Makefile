@@ -46,9 +46,8 @@ test: setup browser lint
 lab: setup
 	$(PY) -m jupyter lab --notebook-dir=notebooks $(ROOT_ARGS) $(LAB_ARGS)
 
-# Instructor mode: the step-through views in large type, code hidden (needs voila: pip install voila).
+# Instructor mode: the step-through views in large type, code hidden (voila comes with the set-up).
 present: setup
-	@$(PY) -c 'import voila' 2>/dev/null || { echo "instructor mode needs voila: $(PY) -m pip install voila" >&2; exit 1; }
 	$(PY) -m voila notebooks/instructor.ipynb $(PRESENT_ARGS)
 
 # The live reference: llama-cpp-python 0.3.36 built from the same sdist into its own environment.

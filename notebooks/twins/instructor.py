@@ -17,7 +17,7 @@
 # # Instructor mode: the tokenizer, step by step
 #
 # The workbook's step-through views, alone and in large type, for a projector. Serve this notebook with
-# voila (`pip install voila`, then `make present`, or `voila notebooks/instructor.ipynb`): the code is hidden
+# voila (`make present`, or `voila notebooks/instructor.ipynb`): the code is hidden
 # and only the views remain. Each view comes from the notebook named in its heading, where it is explained.
 
 # %% tags=["nbval-ignore-output"]
