@@ -1,8 +1,8 @@
 """Write the exercise cells of each lesson's notebook from ``gguftok.exercises`` (the one source of truth).
 
 Each lesson's ``py:percent`` twin (``notebooks/twins/``) has an ``## Exercises`` section (at the end, or before
-the closing ``## Recap``, ``## Self-check`` and ``## Going deeper`` parts, which are kept): an introduction, the import of
-``check``, then per exercise a markdown statement, a code cell with the function's template, and a code cell
+the closing ``## Recap``, ``## Self-check`` and ``## Going deeper`` parts, which are kept): an introduction, the
+import of ``check``, then per exercise a markdown statement, a code cell with the function's template, and a code cell
 that checks it. This script replaces that section (or appends it) so the notebooks say exactly what the
 library checks; ``tests/test_exercises.py`` fails when they drift apart. Run ``scripts/run_notebooks.py``
 afterwards to execute the notebooks.
