@@ -22,7 +22,7 @@ from .viz.render import PALETTE, TEXT, Rendered
 # (distribution, what it is for); all installed by ``make setup`` (pip install -e '.[lab,test]')
 PACKAGES = [("jupyterlab", "the notebooks"), ("ipywidgets", "the interactive views"), ("regex", "pre-tokenizers"),
             ("gguf", "writing the synthetic vocabularies"), ("matplotlib", "the figures"), ("numpy", "the reader"),
-            ("jupytext", "the .py twins of the notebooks"), ("nbval", "make test's notebook check")]
+            ("jupytext", "the .py twin of each notebook"), ("nbval", "re-running a notebook against its outputs")]
 SETUP_FIX = "make setup   (or: pip install -e '.[lab,test]')"
 
 
@@ -121,7 +121,7 @@ def _oracle() -> Line:
     why = why_unavailable()
     if why is None:
         return Line("llama.cpp oracle", True, f"llama-cpp-python {LLAMA_CPP_VERSION} built", optional=True)
-    return Line("llama.cpp oracle", False, "not built (only make fuzz, make golden and make test-oracle need it)",
+    return Line("llama.cpp oracle", False, "not built (needed only to compare with a live llama.cpp)",
                 "make oracle   (5 to 15 minutes)", optional=True)
 
 

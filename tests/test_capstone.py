@@ -12,7 +12,8 @@ from solutions_loader import wrong_variants
 from viz_checks import assert_sanitizer_safe
 
 from gguftok.exercises import EXERCISES, capstone, workspace
-from gguftok.viz.scoreboard_view import mismatch_view, scoreboard
+from gguftok.viz.compare_view import side_by_side
+from gguftok.viz.scoreboard_view import mismatch_view, scoreboard, yours_beside
 
 TEMPLATES = REPO / "notebooks" / "mytok"
 SOLUTIONS = REPO / "solutions" / "mytok"
@@ -85,6 +86,48 @@ def test_a_student_class_with_a_syntax_error_or_a_crash_is_reported_not_raised(t
     (v,) = capstone.grade(names=["gpt-2"], fuzz=5, round_trip=5).vocabs
     assert v.error == "RuntimeError: not today" and not v.ok
     assert mismatch_view(v).text == "gpt-2: GgufTokenizer.from_gguf raised RuntimeError: not today"
+
+
+def test_side_by_side_shows_the_students_rows_beside_gguftok(tmp_path, monkeypatch):
+    """Notebook 12's view: the assembled class gives gguftok's ids row for row; a class that raises, or returns
+    what is not a list of the file's ids, says so in its own row and the others still show."""
+    monkeypatch.setenv(workspace.ENV, str(TEMPLATES))
+    text = "Hello wörld! <|im_end|> 2026 😀"
+    rows = yours_beside(capstone.assemble().GgufTokenizer, ["gpt-2", "llama-spm"])
+    assert list(rows) == ["gpt-2 · gguftok", "gpt-2 · yours", "llama-spm · gguftok", "llama-spm · yours"]
+    for name in ("gpt-2", "llama-spm"):
+        assert rows[f"{name} · yours"].encode(text) == rows[f"{name} · gguftok"].encode(text, add_special=False)
+    lines = side_by_side(rows, text).text.splitlines()[1:]
+    assert [line.split("  ", 1)[1].lstrip() for line in lines[0::2]] == [
+        line.split("  ", 1)[1].lstrip() for line in lines[1::2]]
+
+    class Raises:
+        @classmethod
+        def from_gguf(cls, path):
+            return cls()
+
+        def encode(self, text, add_special=True, parse_special=False):
+            raise KeyError("Ġ")
+
+    class Strings(Raises):
+        def encode(self, text, add_special=True, parse_special=False):
+            return ["Hello"]
+
+    class Unloadable:
+        @classmethod
+        def from_gguf(cls, path):
+            raise RuntimeError("not today")
+
+    shown = {}
+    for label, cls in [("raises", Raises), ("strings", Strings), ("unloadable", Unloadable)]:
+        shown |= {f"{label} {k}": v for k, v in yours_beside(cls, ["gpt-2"]).items()}
+    view = side_by_side(shown, "Hello")
+    assert_sanitizer_safe(view.html)
+    text_rows = view.text.splitlines()
+    assert "your encode raised KeyError: 'Ġ'" in text_rows[2]
+    assert "your encode returned ['Hello'], not a list of ids below 50,257" in text_rows[4]
+    assert "GgufTokenizer.from_gguf raised RuntimeError: not today" in text_rows[6]
+    assert all("1 tokens" in row for row in text_rows[1::2])
 
 
 # Every stage's wrong variant, put into the assembled reference, makes some vocabulary fail: the grade can fail

@@ -239,12 +239,12 @@ def _cells(path):
 
 @pytest.mark.parametrize("lesson", range(1, 13))
 def test_each_notebook_has_its_exercises_unsolved(lesson):
-    from exercise_cells import check_source, exercise_cells
+    from exercise_cells import TAIL, check_source, exercise_cells
 
     (path,) = (REPO / "notebooks").glob(f"{lesson:02d}_*.ipynb")
     cells = _cells(path)
     start = next(k for k, (src, _) in enumerate(cells) if src.startswith("## Exercises"))
-    end = next((k for k in range(start, len(cells)) if cells[k][0].startswith("## Going deeper")), len(cells))
+    end = next((k for k in range(start + 1, len(cells)) if cells[k][0].startswith(TAIL)), len(cells))
     wanted = [c.source for c in exercise_cells(lesson)]
     assert [src for src, _ in cells[start:end]] == wanted, "run scripts/exercise_cells.py and scripts/run_notebooks.py"
     outputs = {src: c["outputs"] for src, c in cells[start:end] if c["cell_type"] == "code"}
@@ -259,4 +259,4 @@ def test_each_notebook_has_its_exercises_unsolved(lesson):
 def test_the_lesson_prose_that_notebook_10_counts_stops_before_the_exercises():
     path = REPO / "notebooks" / "twins" / "03_merge_ranks.py"
     text = notebook_text([path])
-    assert "What you can now explain" in text and "Exercise 03.split_merge" not in text
+    assert "## Tokens no text produces" in text and "Exercise 03.split_merge" not in text

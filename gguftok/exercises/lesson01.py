@@ -188,7 +188,7 @@ read_string = Exercise(
         "- If `data` ends before the 8-byte count or before the string's last byte, raise `ValueError`: the\n"
         "  count comes from the file, and a damaged file can claim any number, up to 2**64 - 1.\n\n"
         "`struct.unpack_from(\"<Q\", data, offset)` reads the count. The cases: the keys of `tiny-9.gguf` and of\n"
-        "five real vocabularies, random strings (some not valid UTF-8, some cut short), and absurd counts."),
+        "five real vocabularies, random strings (some not valid UTF-8, some cut short), absurd counts."),
     template="",
     reference=_ref_string,
     reference_name="gguftok.metadata's string reader",
@@ -325,9 +325,9 @@ read_value = Exercise(
         "- Raise `ValueError` for a type code that does not exist, and for a value the bytes do not hold. An array\n"
         "  can claim up to 2**64 - 1 items: compare the count with the bytes left (each item takes at least\n"
         "  its size, 8 bytes for a string, 12 for an array) **before** looping or making room for the items.\n\n"
-        "The cases: values of every type between random bytes, arrays of every item type, nested arrays, values\n"
-        "cut short, absurd counts, unknown types, and the small values of five real vocabularies. Then the\n"
-        "check measures what your reader allocates on an array that claims 10,000,000 items in 40 bytes."),
+        "The cases: every type between random bytes, arrays of every item type, nested arrays, values cut\n"
+        "short, absurd counts, unknown types, the small values of five real vocabularies; then what your reader\n"
+        "allocates for an array that claims ten million items in 40 bytes."),
     template="",
     reference=_ref_value,
     reference_name="gguftok.metadata's value reader",
@@ -385,7 +385,7 @@ _MINE: list[Any] = [None, None, None]  # the function last run, the file, its an
 
 def _budget(size: int) -> float:
     """Seconds a reader may take on a file of ``size`` bytes: far more than one that reads each byte once
-    needs (a plain reader as the lesson describes it reads the largest vocabulary, 16 MB, in about 0.4 s),
+    needs (a plain reader as notebook 01 describes it reads the largest vocabulary, 16 MB, in about 0.4 s),
     far less than one that copies the whole file at every string."""
     return 2 + size / 1e6
 
@@ -576,13 +576,11 @@ read_metadata_exercise = Exercise(
         "   `ValueError` for an empty key, and for a key that appears twice, as llama.cpp does.\n"
         "3. The number of pairs comes from the file too: a count larger than the pairs there are must end in a\n"
         "   `ValueError`, never in a long loop or a huge allocation.\n\n"
-        "The tensors that follow the pairs are not read. The cases: every file of `data/synthetic` and every\n"
-        "vocabulary of `data/vocab`, key by key (the first case of a file is its list of keys; an array of\n"
-        "more than 1,000 items is compared in the check, which shows the first item that differs); random\n"
-        "files with every type; and damaged copies (cut short anywhere; absurd versions, counts and lengths;\n"
-        "unknown types). A small file's answer is shown as its list of `(key, value)` pairs. A NaN agrees\n"
-        "with a NaN. Reading the 19 vocabularies should take a few seconds in all: a file that takes your reader\n"
-        "more than 2 s + 1 s per MB stops the check (something reads the whole data again at every string)."),
+        "The tensors that follow the pairs are not read. The cases: every file of `data/synthetic` and\n"
+        "`data/vocab`, key by key (a long array shows its first item that differs); random files with every\n"
+        "type; damaged copies (cut short, absurd versions, counts and lengths, unknown types). A NaN agrees\n"
+        "with a NaN. A file that takes your reader more than 2 s + 1 s per MB stops the check: something\n"
+        "reads the whole data again at every string."),
     template="",
     reference=_ref_metadata,
     reference_name="gguftok.read_metadata",

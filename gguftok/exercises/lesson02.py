@@ -145,7 +145,7 @@ decode_token = Exercise(
         "A byte-level vocabulary stores each token as text in which every character stands for one byte.\n"
         "Write `decode_token(text)` that returns those bytes, with your inverse table. A character that is not\n"
         "in the table cannot come from a byte: raise `KeyError` for it (a dict lookup does).\n\n"
-        "The cases: the lesson's five tokens and `ðŁ`, each of the 256 table characters, random tokens, a few\n"
+        "The cases: this notebook's five tokens and `ðŁ`, each of the 256 table characters, random tokens, a few\n"
         "texts with characters outside the table, and 150 normal tokens of Qwen2, against\n"
         "`gguftok.bytemap.text_to_bytes`."),
     template="",

@@ -43,8 +43,8 @@ split_merge = Exercise(
         "pair `(left, right)`, split exactly where llama.cpp splits it: at the **first space at index 1 or\n"
         "later**. Return `None` when there is no such space.\n\n"
         "So `\"  x\"` is `(\" \", \"x\")`, `\"a b c\"` is `(\"a\", \"b c\")`, and `\"ab\"` and `\" x\"` are `None`.\n"
-        "The check uses the lesson's lines, 200 random lines of `a`, `b`, `Ġ` and spaces, and 100 real merges\n"
-        "of Qwen2 and Llama 3, against `gguftok.models.bpe.split_merge`."),
+        "The cases: this notebook's made-up lines, 200 random lines of `a`, `b`, `Ġ` and spaces, and 100 real\n"
+        "merges of Qwen2 and Llama 3, against `gguftok.models.bpe.split_merge`."),
     template="",
     reference=_split_merge,
     reference_name="gguftok.models.bpe.split_merge",
@@ -110,12 +110,11 @@ merge_ranks = Exercise(
     statement=(
         "Write `merge_ranks(merges)` that turns the list `tokenizer.ggml.merges` into a dictionary from a pair,\n"
         "written `left + \" \" + right`, to its rank (its position in the list), the way llama.cpp reads it:\n"
-        "split each line with your `split_merge`, and when a pair appears twice, **the first one wins**. Lines\n"
-        "without a space from index 1 on can be skipped.\n\n"
-        "The check builds your table and looks up, for each case, every pair that the lines name plus a few\n"
-        "that none does (`table.get(pair)`, so a missing pair is `None`). It compares the answers with\n"
-        "`gguftok.models.bpe.merge_ranks` on the toy list of notebook 05, the lesson's made-up lines, random\n"
-        "lists with repeated pairs, and the full lists of Qwen2 and Llama 3."),
+        "split each line with your `split_merge` (a line without a space from index 1 on can be skipped), and\n"
+        "when a pair appears twice, **the first one wins**.\n\n"
+        "The check looks up in your table every pair the lines name and a few that none does (`table.get(pair)`:\n"
+        "a missing pair is `None`), on the toy list of notebook 05, this notebook's made-up lines, random lists\n"
+        "with repeated pairs, and the full lists of Qwen2 and Llama 3, against `gguftok.models.bpe.merge_ranks`."),
     template="",
     reference=_ref_ranks,
     reference_name="gguftok.models.bpe.merge_ranks",
@@ -247,19 +246,16 @@ train_bpe = Exercise(
         "symbol. Then, `n_merges` times:\n\n"
         "1. **Count the pairs.** For every word, each two neighbouring symbols `(left, right)` add the word's\n"
         "   count to that pair's total, once per place they occur (`\"aaa\"` seen 2 times gives `(a, a)` 4).\n"
-        "2. **Choose one.** Take the pair with the highest total. Among pairs with the same total, take the\n"
-        "   smallest `(left, right)` in Python's order of tuples of strings (the left sides compare first,\n"
-        "   then the right sides: what `min` of the tied tuples returns).\n"
+        "2. **Choose one.** Take the pair with the highest total; among equal totals, the smallest\n"
+        "   `(left, right)` tuple (what `min` of the tied tuples returns).\n"
         "3. **Record it** as the next rank: append the line `left + \" \" + right`.\n"
         "4. **Merge it** in every word: going from left to right, each `left` directly followed by `right`\n"
         "   becomes the one symbol `left + right`, and the symbol just built does not join again in the same\n"
         "   step (`a a a` becomes `aa a`).\n\n"
-        "Stop early when no word has two symbols left, so the list can be shorter than `n_merges`. Return the\n"
-        "list of merge lines, rank 0 first.\n\n"
-        "The check compares your list with `gguftok.exercises.lesson03.reference_train_bpe` (a trainer that\n"
-        "keeps its counts up to date instead of counting again) on small tables written out, 90 seeded random\n"
-        "tables, and the word table of `data/corpus/harbour.txt` for 300 and 2,000 merges (the second runs\n"
-        "out first). The first difference is the first rank where the two lists part."),
+        "Stop early when no word has two symbols left. Return the list of merge lines, rank 0 first.\n\n"
+        "The check compares your list with `gguftok.exercises.lesson03.reference_train_bpe` on small tables,\n"
+        "seeded random tables and the word table of `data/corpus/harbour.txt`, and shows the first rank where\n"
+        "the two lists part."),
     template="",
     reference=reference_train_bpe,
     reference_name="gguftok.exercises.lesson03.reference_train_bpe",
@@ -331,15 +327,14 @@ apply_merges = Exercise(
     title="replay a merge list on one word",
     statement=(
         "Write `apply_merges(word, merges)`, the plainest encoder of one word: start from one symbol per\n"
-        "character of `word`, then take the merge lines in the order of the list (rank 0 first) and apply each\n"
-        "one to the whole word before the next, exactly as step 4 of `train_bpe` does: from left to right,\n"
-        "each `left` directly followed by `right` becomes `left + right`, and a symbol just built does not\n"
-        "join again in the same step. Split each line with your `split_merge`. Return the list of symbols.\n\n"
+        "character of `word`, then apply each merge line in the order of the list (rank 0 first) to the whole\n"
+        "word before the next, exactly as step 4 of `train_bpe` does. Split each line with your `split_merge`.\n"
+        "Return the list of symbols.\n\n"
         "So `apply_merges(\"abc\", [\"a b\", \"b c\"])` is `[\"ab\", \"c\"]` (once `a b` has joined, no `b` is\n"
         "left for `c`), and with the two lines the other way round it is `[\"a\", \"bc\"]`.\n\n"
         "The check compares your symbols with `gguftok.exercises.lesson03.reference_apply_merges` on the\n"
-        "examples above, merges trained on 40 random tables, 40 random lists of lines in any order, and words\n"
-        "through the 300 merges trained on `data/corpus/harbour.txt`."),
+        "examples above, merges trained on random tables, random lines in any order, and words through 300\n"
+        "merges trained on `data/corpus/harbour.txt`."),
     template="",
     reference=reference_apply_merges,
     reference_name="gguftok.exercises.lesson03.reference_apply_merges",

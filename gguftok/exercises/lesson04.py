@@ -161,19 +161,17 @@ split = Exercise(
     id="04.split",
     title="llama.cpp's sequential regex split",
     statement=(
-        "Write `split(text, regexes)`: cut `text` with a list of regular expressions the way llama.cpp does.\n"
-        "The first regex cuts the whole text; each next regex cuts every piece the previous ones left, one\n"
-        "piece at a time (a match never reaches past the piece, and a lookahead sees the piece's end there);\n"
-        "the text between two matches, before the first or after the last stays a piece of its own; a match of\n"
-        "no characters cuts there but makes no piece. An empty text has no pieces. Use the `regex` module\n"
-        "(`regex.finditer`: `findall` gives the groups, not the match, for a pattern with groups).\n\n"
-        "The check uses the lesson's small lists, then 400 random texts (letters of several scripts, digits\n"
-        "and other numbers, spaces of several kinds, newlines, apostrophes, punctuation, CJK, emoji and\n"
-        "combining marks) each with the list of a random one of 19 `tokenizer.ggml.pre` values, then the\n"
-        "texts of llama.cpp's `.inp` files of the eleven byte-level BPE vocabularies, each with its own list,\n"
-        "against gguftok's pre-tokenizer (llama.cpp's engine as ported). The random texts keep to characters\n"
-        "of Unicode 15.1 (the version of llama.cpp's tables) and give the DeepSeek lists no non-ASCII space\n"
-        "from U+1680 on: there llama.cpp's engine and plain `regex` part (see \"Going deeper\" below)."),
+        "Write `split(text, regexes)`: cut `text` with a list of regular expressions by the four rules above.\n"
+        "Each regex in turn cuts every piece left, searching each piece on its own (a match never reaches\n"
+        "past the piece, and a lookahead sees the piece's end there); the text between two matches, before the\n"
+        "first or after the last stays a piece; a match of no characters cuts but makes no piece. An empty\n"
+        "text has no pieces. Use the `regex` module and `regex.finditer` (`findall` gives a pattern's groups,\n"
+        "not its matches).\n\n"
+        "The check uses this notebook's small lists, random texts in many scripts with the lists of 19\n"
+        "`tokenizer.ggml.pre` values, and the texts of llama.cpp's `.inp` files of the eleven byte-level BPE\n"
+        "vocabularies, against gguftok's pre-tokenizer (llama.cpp's engine as ported). The random texts keep\n"
+        "to characters of Unicode 15.1 (the version of llama.cpp's tables) and give the DeepSeek lists no\n"
+        "non-ASCII space from U+1680 on: there llama.cpp's engine and plain `regex` part (\"Going deeper\")."),
     template="",
     reference=reference_split,
     reference_name="gguftok's pre-tokenizer with the same regex list",
@@ -248,17 +246,16 @@ regexes_for = Exercise(
     title="the regex list of a tokenizer.ggml.pre value",
     statement=(
         "Write GPT-2's, Llama 3's and Qwen2's patterns in `GPT2`, `LLAMA3` and `QWEN2` at the top of\n"
-        "`mytok/pretokenize.py` (each one string, its alternatives joined by `|`, as built above), then\n"
-        "`regexes_for(pre)`: the list of regexes for a `tokenizer.ggml.pre` value. The file gives `SAME_AS`,\n"
-        "every value that selects one of the eleven lists mapped to the list's name (`\"llama3\"` to\n"
-        "`\"llama-bpe\"`, ...), and `OTHER_REGEXES`, the lists of the eight others (five of them use your\n"
-        "`GPT2`). A value `SAME_AS` does not know raises `ValueError`. Write the contractions letter by letter\n"
-        "as llama.cpp does (`'[sS]`, not `(?i:'s)`: \"Going deeper\" below says why).\n\n"
-        "The check cuts each text with your list (with a split of its own, so a slip in your `split` does not\n"
-        "show here) and compares the pieces with gguftok's pre-tokenizer for that value: the lesson's examples,\n"
-        "30 random texts for each of the eleven values and 4 for each other value `SAME_AS` holds, texts of\n"
-        "llama.cpp's `.inp` file of each vocabulary, and values it does not know (`\"gpt-4o\"`, `\"\"`, ...), which\n"
-        "must raise `ValueError`. The random texts are made as for `04.split`."),
+        "`mytok/pretokenize.py` (each one string, as printed whole above), then `regexes_for(pre)`: the list of\n"
+        "regexes for a `tokenizer.ggml.pre` value. The file gives `SAME_AS`, every value that selects one of\n"
+        "the lists mapped to the list's name (`\"llama3\"` to `\"llama-bpe\"`, ...), and `OTHER_REGEXES`, the\n"
+        "lists other than your three (five of them use your `GPT2`). A value `SAME_AS` does not know raises\n"
+        "`ValueError`. Write the contractions letter by letter as llama.cpp does (`'[sS]`, not `(?i:'s)`:\n"
+        "\"Going deeper\" says why).\n\n"
+        "The check cuts each text with your list (and a split of its own, so a slip in your `split` does not\n"
+        "show here) and compares the pieces with gguftok's pre-tokenizer for that value: this notebook's\n"
+        "examples, random texts for every value `SAME_AS` holds, the texts of llama.cpp's `.inp` files, and\n"
+        "values it does not know (`\"gpt-4o\"`, `\"\"`, ...), which must raise `ValueError`."),
     template="",
     reference=_reference_regexes_for,
     reference_name="gguftok's pre-tokenizer for the same tokenizer.ggml.pre",

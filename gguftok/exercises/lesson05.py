@@ -75,13 +75,12 @@ lowest_pair = Exercise(
     id="05.lowest_pair",
     title="which pair merges next",
     statement=(
-        "One step of BPE: among all pairs of neighbouring symbols that have a rank, the one with the **lowest\n"
-        "rank** merges next, and on equal ranks the **leftmost**. Write `lowest_pair(symbols, ranks)` that returns\n"
-        "the position `k` of that pair (it joins `symbols[k]` and `symbols[k + 1]`), or `None` when no pair\n"
-        "has a rank. `ranks` is a table like `merge_ranks` makes: `\"left right\"` -> rank.\n\n"
-        "Equal ranks happen when the same pair occurs twice (`a a a`). The check uses the toy table `TOY` of\n"
-        "this notebook and 200 random symbol lists with random tables; the expected answers come from a\n"
-        "plain scan over all pairs written in `gguftok.exercises.lesson05`."),
+        "One step of BPE: among the pairs of neighbouring symbols that have a rank, the one with the **lowest\n"
+        "rank** merges next, and on equal ranks (the same pair twice, `a a a`) the **leftmost**. Write\n"
+        "`lowest_pair(symbols, ranks)`: the position `k` of that pair (it joins `symbols[k]` and\n"
+        "`symbols[k + 1]`), or `None` when no pair has a rank. `ranks` maps `\"left right\"` to its rank, as\n"
+        "`merge_ranks` makes it. The check uses `TOY` and random symbol lists with random tables, against a\n"
+        "plain scan over all pairs (`gguftok.exercises.lesson05`)."),
     template="",
     module="merge_queue",
     reference=_ref_lowest,
@@ -266,25 +265,20 @@ merge_word = Exercise(
     id="05.merge_word",
     title="merge a word with a priority queue",
     statement=(
-        "Write `merge_word(word, ranks)`: start from one symbol per character and merge until no neighbouring\n"
-        "pair has a rank, always the lowest rank first and the leftmost on ties, and return the symbols left.\n"
-        "Calling your `lowest_pair` in a loop gives the right answer but scans the whole word again after every\n"
-        "merge; do it the way this notebook shows instead, with `heapq`:\n\n"
+        "Write `merge_word(word, ranks)`: start from one symbol per character, merge the lowest rank first (the\n"
+        "leftmost on ties) until no neighbouring pair has a rank, and return the symbols left. Calling your\n"
+        "`lowest_pair` in a loop gives the right answer but scans the whole word again after every merge; use\n"
+        "`heapq` as this notebook shows:\n\n"
         "- push `(rank, position, left, right)` for every neighbouring pair with a rank;\n"
         "- keep the symbols in a list where a merged-away symbol becomes `\"\"`, with the index of each\n"
         "  symbol's live neighbours (or search for the next non-empty entry);\n"
         "- pop; skip the entry if the two symbols now at its positions are not its `left` and `right` (stale);\n"
         "  otherwise merge them and push the new pairs the merged symbol makes with its neighbours.\n\n"
-        "The answers are checked on this notebook's three words, 200 random words with random tables, Qwen2's\n"
-        "ranks on the words of a real sentence, and `'a' * 300`, against `gguftok.models.bpe.merge_word`.\n"
-        f"Then the cost: on words of {SHORT:,} and {4 * SHORT:,} characters (`'a' * n` and random letters with\n"
-        "Qwen2's ranks, and two made-up tables), the check counts every lookup of a pair in `ranks` and every\n"
-        f"comparison of two ranks. The longer word may take at most **{GROWTH} times** the work of the shorter:\n"
-        "a queue takes about 4 to 4.5 times (`n log n`), a loop that scans every pair again after each merge\n"
-        "16 times (`n²`).\n\n"
-        "The keyword `trace` is optional: when it is a list, append `(rank, position, left, right, merged)`\n"
-        "for each pop (`position` is where `left` starts in the word, `merged` is `False` for a stale entry\n"
-        "skipped), and the player in this notebook shows your pops beside gguftok's. The check never passes it."),
+        "The answers are checked against `gguftok.models.bpe.merge_word` on this notebook's words, random words\n"
+        f"and tables, and Qwen2's ranks on real words. Then the cost: on words of {SHORT:,} and {4 * SHORT:,}\n"
+        "characters the check counts your lookups of pairs in `ranks` and comparisons of ranks; the longer\n"
+        f"word may take at most **{GROWTH} times** the work of the shorter. A queue takes 4 to 5 times as much\n"
+        "(`n log n`), rescanning 16 times (`n²`). The check never passes the optional `trace`."),
     template="",
     module="merge_queue",
     reference=_merge_word,
@@ -340,21 +334,17 @@ word_ids = Exercise(
     id="05.word_ids",
     title="the token ids of one word",
     statement=(
-        "Write `word_ids(word, ranks, token_ids, ignore_merges)`, the whole of what llama.cpp's BPE does with\n"
-        "one word of the pre-tokenizer (already in the byte-level alphabet, `\"ĠInsecta\"`):\n\n"
-        "1. if `ignore_merges` is true and the whole word is a token, its id is the answer, with no merging\n"
-        "   (Llama 3 sets it);\n"
+        "Write `word_ids(word, ranks, token_ids, ignore_merges)`: what llama.cpp's BPE does with one word of the\n"
+        "pre-tokenizer, already in the byte-level alphabet (`\"ĠInsecta\"`):\n\n"
+        "1. if `ignore_merges` is true and the whole word is a token, its id is the answer, with no merging;\n"
         "2. otherwise merge the word with your `merge_word`;\n"
         "3. each symbol left that is a token gives its id. A symbol that is **not** a token gives one id per\n"
-        "   byte of its UTF-8 text, looking each byte `b` up as the one-byte string `bytes([b])`, and a byte\n"
-        "   with no such token is **dropped**, without an error. As text that string is `chr(b)` for ASCII; a\n"
-        "   byte of 0x80 or more alone is not UTF-8 (as text, `bytes([b]).decode(\"utf-8\",\n"
-        "   \"surrogateescape\")`), and a byte-level vocabulary has no such token, so those bytes are lost.\n\n"
-        "Real byte-level vocabularies rarely get to step 3, but a table whose merges make a symbol it does not\n"
-        "list does: this notebook's `CAFE` makes `Ã©`, which `CAFE_IDS` lacks, and `TOY` makes `ne`, which\n"
-        "`TOY_IDS` lacks. The check uses those toy tables, 200 random tables over `a`, `b`, `Ġ`, `Ã` and `©`\n"
-        "whose vocabularies miss about a quarter of the symbols, and the words of a real sentence with Llama 3\n"
-        "(`ignore_merges` true) and with Qwen2 (false), against gguftok's BPE model."),
+        "   byte of its UTF-8 text, each byte `b` looked up as the one-byte string `bytes([b])` (as text,\n"
+        "   `chr(b)` for ASCII; a byte of 0x80 or more alone is not UTF-8, and no byte-level token is that\n"
+        "   string), and a byte with no such token is **dropped**, without an error.\n\n"
+        "The check uses `TOY`/`TOY_IDS` and `CAFE`/`CAFE_IDS` from this notebook, random tables whose\n"
+        "vocabularies miss about a quarter of the symbols, and real words with Llama 3 (`ignore_merges` true)\n"
+        "and Qwen2 (false), against gguftok's BPE model."),
     template="",
     module="merge_queue",
     reference=_ref_word_ids,

@@ -177,9 +177,9 @@ special_tokens = Exercise(
         "   `<|calls|>`, and `<|return|>` or `<|flush|>`; `</s>` becomes normal (not special) when it also\n"
         "   has `<|tool_response>`.\n"
         "5. Sort longest text first, the length in UTF-8 bytes; equal lengths by id.\n\n"
-        "The check uses eight small vocabularies (one for each rule), the key/values of every fetched\n"
-        "vocabulary file (all 19 when they are all there), and 160 random small ones, against the\n"
-        "special-token cache of `gguftok.vocab.Vocab` (its `special_cache` and each token's final attributes)."),
+        "\"Going deeper\" shows rules 2 to 4 on real files. The check uses a small vocabulary for each rule, the\n"
+        "key/values of every fetched vocabulary file and random small ones, against the special-token cache of\n"
+        "`gguftok.vocab.Vocab` (its `special_cache` and each token's final attributes)."),
     template="",
     reference=_ref_special_tokens,
     reference_name="gguftok.vocab.Vocab (special_cache)",
@@ -291,11 +291,11 @@ partition = Exercise(
         "  false (user-defined tokens are always cut);\n"
         "- for each one, cut every non-overlapping occurrence, from left to right, out of the plain runs that\n"
         "  are left; a token already cut is never searched again.\n\n"
-        "The check uses this notebook's examples (ChatML, MPT's 23 space tokens on a run of 30 spaces), texts\n"
-        "mixing special-token texts, near misses and filler for every fetched vocabulary, both values of\n"
-        "`parse_special`, and 250 random texts and token lists over `a`, `b`, `<`, `|`, `>`, against\n"
-        "`gguftok.special.partition`. Phi-3 and nomic-bert-moe strip whitespace next to some tokens (a rule\n"
-        "this list cannot carry, see \"Going deeper\"): their texts are kept only where that changes nothing."),
+        "The check uses this notebook's examples, texts mixing special-token texts, near misses and filler for\n"
+        "every fetched vocabulary with both values of `parse_special`, and random texts and token lists over\n"
+        "`a`, `b`, `<`, `|`, `>`, against `gguftok.special.partition`. Phi-3 and nomic-bert-moe strip whitespace\n"
+        "next to some tokens (a rule this list cannot carry, see \"Going deeper\"): their texts are kept only\n"
+        "where that changes nothing."),
     template="",
     reference=_ref_partition,
     reference_name="gguftok.special.partition",

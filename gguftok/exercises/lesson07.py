@@ -248,9 +248,9 @@ special_id = Exercise(
         "4. an `eot` or `eom` still without an id is found by its text: the first text of `EOT_TEXTS` (or\n"
         "   `EOM_TEXTS`) that the vocabulary has.\n\n"
         "The check asks every name of the vocabulary files, the same with keys removed or changed, and a few\n"
-        "names of each of 160 small random vocabularies, against `gguftok.vocab.Vocab`'s `special` ids. Rule 4\n"
-        "is a shortcut where several texts are there (see \"Going deeper\"); the random vocabularies that would\n"
-        "need llama.cpp's real order are not asked for `eot`."),
+        "names of each of 160 small random vocabularies, against `gguftok.vocab.Vocab`'s `special` ids. Where a\n"
+        "vocabulary has several of the texts, rule 4 is a shortcut (\"Going deeper\" says why): `eot` is not\n"
+        "asked where it would need llama.cpp's real order."),
     template="",
     reference=_ref_special_id,
     reference_name="gguftok.vocab.Vocab (special ids)",

@@ -101,20 +101,17 @@ piece = Exercise(
     title="one token's bytes",
     statement=(
         "Write `piece(text, token_type, model)`: the bytes of one token, as llama.cpp's `llama_token_to_piece`\n"
-        "gives them when special tokens are not written out. `text` is the token's text from\n"
-        "`tokenizer.ggml.tokens`; `model` is the file's `tokenizer.ggml.model` (`\"gpt2\"` for byte-level BPE,\n"
-        "`\"llama\"` for SentencePiece); `token_type` is the token's type once llama.cpp has loaded it, with the\n"
-        "codes of `tokenizer.ggml.token_type`: 1 normal, 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte,\n"
-        "0 undefined (a token llama.cpp promoted to control when loading, such as an end-of-turn, is 3).\n\n"
+        "gives them with special tokens not written out. `text` is the token's text, `model` the file's\n"
+        "`tokenizer.ggml.model`, `token_type` the token's type once loaded (1 normal, 2 unknown, 3 control,\n"
+        "4 user-defined, 5 unused, 6 byte, 0 undefined):\n\n"
         "- unknown, control, unused, undefined: nothing, `b\"\"`;\n"
         "- user-defined: the text as written, in UTF-8;\n"
         "- byte: the text is `<0xNN>`, and the piece is that one byte;\n"
-        "- normal, model `\"gpt2\"`: every character stands for one byte of the byte-level alphabet of\n"
-        "  notebook 02; map it back with your `unicode_to_bytes()`. A character outside the alphabet (Command-R\n"
-        "  has such tokens) becomes llama.cpp's marker instead: `[UNK_BYTE_0x`, the character's UTF-8 bytes in\n"
-        "  lower-case hex, the whole token text, `]`;\n"
-        "- normal, any other model (`\"llama\"`, and `\"gemma4\"`, `\"bert\"`, `\"t5\"`, which also write a space as\n"
-        "  `▁`): the text with every `▁` replaced by a space, in UTF-8.\n\n"
+        "- normal, model `\"gpt2\"`: each character is one byte of notebook 02's alphabet (your\n"
+        "  `unicode_to_bytes()`); a character outside it (Command-R has such tokens) becomes llama.cpp's marker:\n"
+        "  `[UNK_BYTE_0x`, its UTF-8 bytes in lower-case hex, the whole token text, `]`;\n"
+        "- normal, any other model (`\"llama\"`, `\"gemma4\"`, `\"bert\"`, `\"t5\"`): the text with every `▁`\n"
+        "  replaced by a space, in UTF-8.\n\n"
         "So `piece(\"Ġworld\", 1, \"gpt2\")` is `b\" world\"` and `piece(\"ðŁ\", 1, \"gpt2\")` is `b\"\\xf0\\x9f\"`,\n"
         "half of an emoji. The check uses the tokens above and tokens of every type from all 19 vocabularies,\n"
         "against gguftok's `Tokenizer.token_to_piece`."),
@@ -194,18 +191,14 @@ detokenize = Exercise(
     id="08.detokenize",
     title="ids back to bytes",
     statement=(
-        "Write `detokenize(ids, texts, types, model, remove_space=False)`: the bytes of a list of ids, the `piece`\n"
-        "of each id joined. `texts` and `types` are the vocabulary's token texts and types, indexed by id, and\n"
-        "`model` is passed on to `piece`. With `remove_space`, one space is taken off the front of the *first\n"
-        "token's* piece, and only of that one: SentencePiece put a space in front of the text when encoding. When\n"
-        "the first token is BOS, whose piece is empty, nothing is removed and the space of a `▁Hello` after it\n"
-        "stays, as in llama.cpp. An id outside `0` to `len(texts) - 1` raises `IndexError` (a negative id too,\n"
-        "although `texts[-1]` would be the last token).\n\n"
-        "The result is bytes and need not be valid UTF-8. (llama.cpp then tidies spaces before punctuation for\n"
-        "most byte-level vocabularies, the `clean_spaces` pass above; that pass is not part of this function.)\n"
-        "The check uses a few ids of two small vocabularies, and random ids and encoded mixed-script texts of all\n"
-        "19 vocabularies, with and without `remove_space`, against gguftok's `Tokenizer.decode_bytes` without\n"
-        "that clean-up."),
+        "Write `detokenize(ids, texts, types, model, remove_space=False)`: the `piece` of each id joined, as bytes\n"
+        "(they need not be valid UTF-8). `texts` and `types` are the vocabulary's token texts and types, indexed\n"
+        "by id; `model` is passed on to `piece`. With `remove_space`, one space is taken off the front of the\n"
+        "*first token's* piece only: after a BOS, whose piece is empty, the space of a `▁Hello` stays, as in\n"
+        "llama.cpp. An id outside `0` to `len(texts) - 1` raises `IndexError` (a negative one too). Removing\n"
+        "BOS/EOS and `clean_spaces` are not part of it. The check uses a few ids of two small vocabularies, and\n"
+        "random ids and encoded mixed-script texts of all 19 vocabularies, with and without `remove_space`,\n"
+        "against gguftok's `Tokenizer.decode_bytes` without `clean_spaces`."),
     template="",
     reference=_ref_detokenize,
     reference_name="gguftok's Tokenizer.decode_bytes (without clean_spaces)",
@@ -376,30 +369,22 @@ StreamDecoder = Exercise(
     id="08.StreamDecoder",
     title="a streaming UTF-8 decoder",
     statement=(
-        "Write the class `StreamDecoder`: `push(data)` takes the next bytes of a stream and returns the text that\n"
-        "is now complete; `flush()` ends the stream, returns what is left and starts afresh. Between pushes keep\n"
-        "only the bytes of one unfinished character. The rules are those of Python's `decode(\"utf-8\",\n"
-        "errors=\"replace\")`, applied as the bytes arrive:\n\n"
-        "- a byte `00`..`7F` is a character;\n"
-        "- a lead byte says how many continuation bytes (`80`..`BF`) follow: `C2`..`DF` one, `E0`..`EF` two,\n"
-        "  `F0`..`F4` three. Right after `E0` only `A0`..`BF` fits, after `ED` `80`..`9F`, after `F0` `90`..`BF`,\n"
-        "  after `F4` `80`..`8F`;\n"
-        "- a lead byte with all its continuation bytes is one character: its code point is the lead byte's low\n"
-        "  bits (5, 4 or 3 of them), then 6 bits from each continuation byte; `chr` gives the character;\n"
-        "- a byte that cannot start a character (`80`..`BF`, `C0`, `C1`, `F5`..`FF`) becomes one U+FFFD. A lead\n"
-        "  byte followed by a byte that does not fit becomes one U+FFFD together with the continuation bytes\n"
-        "  that did fit, and decoding goes on at the byte that did not fit (`F0 80` is two U+FFFD, `E4 B8 41`\n"
-        "  is U+FFFD then `A`);\n"
-        "- a start that is valid so far but runs into the end of the bytes waits for the next push. Python also\n"
-        "  waits after `ED` followed by `A0`..`BF` at the end, although nothing can complete it; the next bytes\n"
-        "  then decode by the rules above (`ED A0` gives two U+FFFD);\n"
-        "- `flush()`: a waiting start becomes one U+FFFD (`ED A0`: two).\n\n"
-        "Write the rules yourself: a decoder that hands the work to Python (`codecs`, or `decode` with an\n"
-        "`errors=` handler) does not pass. The check pushes the bytes shown above, 300 random byte streams cut at\n"
-        "random places, and the pieces of mixed-script texts in five vocabularies, one token at a time, and\n"
-        "compares every answer with Python's incremental decoder\n"
-        "`codecs.getincrementaldecoder(\"utf-8\")(errors=\"replace\")`, which gguftok's `TextStream` uses. Then it\n"
-        "pushes 4,000 bytes one at a time and looks at what your decoder keeps."),
+        "Write the class `StreamDecoder`, a UTF-8 decoder for bytes that arrive in pieces: `push(data)` takes the\n"
+        "next bytes and returns the text they complete; `flush()` ends the stream, returns what is left and\n"
+        "starts afresh. What it must return:\n\n"
+        "- **the same text as decoding at once:** a stream's answers joined (every push, then the flush) equal\n"
+        "  `b\"\".join(pieces).decode(\"utf-8\", errors=\"replace\")`, U+FFFD for U+FFFD;\n"
+        "- **nothing late:** a push returns every character whose last byte has arrived, and every U+FFFD that\n"
+        "  no later byte can change;\n"
+        "- **nothing early:** the start of a character that later bytes could still complete waits for them, for\n"
+        "  a byte that cannot continue it, or for the flush; like Python's decoder, yours also waits on `ED`\n"
+        "  followed by `A0`..`BF` at the end (it then gives two U+FFFD);\n"
+        "- **little kept:** between pushes it keeps only the bytes it holds back.\n\n"
+        "Do the UTF-8 work yourself, from the rules above: handing it to Python (`codecs`, or `decode` with an\n"
+        "`errors=` handler) does not pass. The check pushes the streams above, 300 random byte streams cut at\n"
+        "random places and the pieces of mixed-script texts in five vocabularies, and compares every answer\n"
+        "with Python's own decoder fed the same pushes; then it pushes 4,000 bytes one at a time and looks at\n"
+        "what your decoder keeps."),
     template="",
     reference=_ref_stream,
     reference_name="Python's incremental UTF-8 decoder (gguftok.stream.TextStream)",

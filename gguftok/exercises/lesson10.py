@@ -17,6 +17,7 @@ from ._core import Case, Exercise, Property
 from ._data import rng, tokenizer
 
 _CAPACITIES = (0, 1, 1, 2, 2, 3, 4, 8)
+RANDOM_SCRIPTS, RANDOM_WORD_LISTS = 150, 120  # generated cases of each check
 
 
 class ModelLRU:
@@ -112,7 +113,7 @@ def _cache_examples() -> list[Case]:
 def _cache_generated() -> list[Case]:
     r = rng(1001)
     cases = []
-    for _ in range(150):
+    for _ in range(RANDOM_SCRIPTS):
         pool = [f"w{k}" for k in range(r.randint(1, 9))]
         ops: list[tuple] = []
         for _ in range(r.randint(0, 30)):
@@ -196,14 +197,15 @@ lru_cache = Exercise(
         "older value of the same key, and then, if the cache holds more than `capacity` entries, drops the\n"
         "least recently used one; `keys()` lists the keys least recently used first; `len(cache)` counts\n"
         "the entries. Capacity 0 stores nothing.\n\n"
-        "The check replays 4 short scripts, 150 random ones (up to 9 words, capacities 0 to 8) and Qwen2's\n"
-        "own lookups for two sentences (capacities 1, 4 and 16) through your class and through an\n"
-        "independent `OrderedDict` cache, comparing after every call what it returned, `hits`, `misses`,\n"
-        "`len` and `keys()`. `case_args(\"10.LRUCache\", n)` (from `gguftok.exercises`) gives the capacity\n"
-        "and the calls of case `n`.\n"
-        f"Then it measures the cost: a cache of {COST_CAPACITY} words, {COST_OPERATIONS:,} gets and puts, with\n"
-        f"keys that count each `==` and `hash()` done on them; more than {COST_LIMIT} per call on average\n"
-        "means the entries are being searched one by one."),
+        f"The check replays {len(_cache_examples())} short scripts, {RANDOM_SCRIPTS} random ones and Qwen2's own "
+        "lookups for two\n"
+        "sentences through your class and an independent `OrderedDict` cache, comparing after every call\n"
+        "what it returned, `hits`, `misses`, `len` and `keys()` (`case_args(\"10.LRUCache\", n)` gives the\n"
+        f"calls of case `n`). Then it fills a cache with {COST_CAPACITY} words and makes {COST_OPERATIONS:,} "
+        "gets and puts with keys\n"
+        f"that count each `==` and `hash()` done on them: more than {COST_LIMIT} per call on average means "
+        "the entries\n"
+        "are being searched one by one."),
     template="",
     reference=_ref_cache,
     reference_name="an OrderedDict LRU (gguftok.exercises.lesson10.ModelLRU)",
@@ -261,7 +263,7 @@ def _words_examples() -> list[Case]:
 def _words_generated() -> list[Case]:
     r = rng(1002)
     cases = []
-    for _ in range(120):
+    for _ in range(RANDOM_WORD_LISTS):
         pool = "abcdefgh"[: r.randint(1, 8)]
         words = [r.choice(pool) * r.randint(1, 2) for _ in range(r.randint(0, 25))]
         cases.append(_words_case(words, r.choice(_CAPACITIES)))
@@ -281,11 +283,11 @@ encode_words = Exercise(
         "each word up once with `cache.get`; on a miss, call `encode(word)` for its ids and `cache.put` them,\n"
         "so that `encode` runs only when the cache does not have the word.\n\n"
         "The check hands your function an `encode` that records the words it is called with (its ids are the\n"
-        "characters' code points) and a cache of its own (an `OrderedDict` LRU, not your class, so this check\n"
-        "does not depend on the one above). What it compares is the tuple `(ids, words encoded, hits,\n"
-        "misses, keys at the end)`, so a first difference at index 1 is about the words your function\n"
-        "encoded. Cases: 3 of this notebook, 120 random word lists (capacities 0 to 8) and Qwen2's words for\n"
-        "the lesson's line of code."),
+        "characters' code points) and a cache of its own (not your class, so this check does not depend on\n"
+        "the one above), and compares `(ids, words encoded, hits, misses, keys at the end)`: a first\n"
+        "difference at index 1 is about the words your function encoded. Cases: "
+        f"{len(_words_examples())} small ones, {RANDOM_WORD_LISTS}\n"
+        "random word lists and Qwen2's words for three copies of the line of code in this notebook."),
     template="",
     reference=_ref_encode_words,
     reference_name="the get, encode on a miss, put loop on an OrderedDict LRU",

@@ -18,6 +18,9 @@ from ._data import random_text, rng, tokenizer, vocab_file
 _REAL = ("llama-spm", "phi-3")
 _SCRIPTS = "aeiou stn,.!?'-0123éüñßΩжд世界語日本😀🚀👍🏽한국אבعربي\u0301\t\n"
 _byte_keys: dict[int, tuple[dict[str, int], dict[bytes, int]]] = {}
+# Generated cases: random toy texts, small random vocabularies (11.spm_merge), toy texts without the non-ASCII
+# byte tokens and random texts per real vocabulary (11.spm_encode).
+TOY_TEXTS, RANDOM_VOCABS, BARE_TEXTS, REAL_TEXTS = 100, 150, 40, 30
 
 
 def _bytes_to_id(token_ids: dict[str, int]) -> dict[bytes, int]:
@@ -107,8 +110,9 @@ def _merge_examples() -> list[Case]:
 def _merge_generated() -> list[Case]:
     r = rng(1101)
     toy = toy_ids()
-    cases = [_merge_case(random_text(r, SPACE + "Helowrd", 0, 14), toy, "TOY_IDS, TOY_SCORES") for _ in range(100)]
-    for _ in range(150):  # small random vocabularies with few distinct scores, so that ties are common
+    cases = [_merge_case(random_text(r, SPACE + "Helowrd", 0, 14), toy, "TOY_IDS, TOY_SCORES")
+             for _ in range(TOY_TEXTS)]
+    for _ in range(RANDOM_VOCABS):  # small random vocabularies with few distinct scores, so that ties are common
         texts = list(dict.fromkeys(random_text(r, "abc", 2, 4) for _ in range(r.randint(1, 10))))
         token_ids = {t: i for i, t in enumerate(texts)}
         scores = [float(r.choice([-1, -2, -3])) for _ in texts]
@@ -129,8 +133,10 @@ spm_merge = Exercise(
         "a token (a key of `token_ids`), merge the pair whose token has the **highest score**\n"
         "(`scores[token_ids[pair]]`), the **leftmost** on ties; return the symbols left. llama.cpp does it with\n"
         "a queue of pairs and skips the entries that have gone stale, as notebook 05 did with ranks.\n\n"
-        "The check uses the toy vocabulary (`TOY_IDS, TOY_SCORES`) on this notebook's texts and 100 random\n"
-        "ones, 150 small random vocabularies with many equal scores, and Llama 2's real vocabulary on the\n"
+        f"The check uses the toy vocabulary (`TOY_IDS, TOY_SCORES`) on this notebook's texts and {TOY_TEXTS} "
+        "random\n"
+        f"ones, {RANDOM_VOCABS} small random vocabularies with many equal scores, and Llama 2's real vocabulary "
+        "on the\n"
         "words and the whole texts of llama.cpp's own test file, against `gguftok.models.spm.spm_merge`."),
     template="",
     reference=reference_merge,
@@ -156,10 +162,10 @@ def _encode_generated() -> list[Case]:
     r = rng(1102)
     toy, bare = toy_ids(), toy_without_bytes()
     cases = [_encode_case(spm_escape(random_text(r, "Helo wrdö😀", 0, 14)), toy, "TOY_IDS, TOY_SCORES", toy[2])
-             for _ in range(100)]
+             for _ in range(TOY_TEXTS)]
     cases += [_encode_case(spm_escape(random_text(r, "Helo wrdö😀世", 1, 10)), bare,
                            "<the toy vocabulary with <unk> at 0 and only the ASCII byte tokens>", 0)
-              for _ in range(40)]
+              for _ in range(BARE_TEXTS)]
     for name in _REAL:
         real = real_vocab(name)
         if real is None:
@@ -169,7 +175,7 @@ def _encode_generated() -> list[Case]:
         cases += [_encode_case(w, real, label, real[2]) for w in _escaped_words(texts)[:30]]
         cases += [_encode_case(spm_escape(t), real, label, real[2]) for t in texts]
         cases += [_encode_case(spm_escape(random_text(r, _SCRIPTS, 1, 24)), real, label, real[2])
-                  for _ in range(30)]
+                  for _ in range(REAL_TEXTS)]
     return cases
 
 
@@ -181,10 +187,12 @@ spm_encode = Exercise(
         "each symbol its id. A symbol that is not a token (a character of no token at all, since every merge\n"
         "makes a token) becomes its UTF-8 bytes, one `<0xNN>` token per byte with the byte in upper-case hex\n"
         "(`é` is `<0xC3>` `<0xA9>`); a byte whose `<0xNN>` token the vocabulary lacks becomes `unk_id`.\n\n"
-        "The check uses the toy vocabulary (`TOY_IDS, TOY_SCORES`) on this notebook's texts and 100 random\n"
-        "ones, the toy vocabulary without its non-ASCII byte tokens on 40 more, and the real Llama 2 and Phi-3\n"
+        f"The check uses the toy vocabulary (`TOY_IDS, TOY_SCORES`) on this notebook's texts and {TOY_TEXTS} "
+        "random\n"
+        f"ones, the toy vocabulary without its non-ASCII byte tokens on {BARE_TEXTS} more, and the real Llama 2 "
+        "and Phi-3\n"
         "vocabularies: words and whole texts of llama.cpp's own test files, escaped as the tokenizer escapes\n"
-        "them, and 30 random texts in many scripts each. The expected ids are those of\n"
+        f"them, and {REAL_TEXTS} random texts in many scripts each. The expected ids are those of\n"
         "`gguftok.models.spm.SPMModel`, which are llama.cpp's."),
     template="",
     reference=reference_encode,

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..stdmap_order import iteration_order
 from ..vocab import _ROLE_TEXTS, CONTROL, NULL
-from .render import PALETTE, TEXT, Rendered, escape_visible
+from .render import PALETTE, TEXT, Rendered, escape_visible, folded
 from .special_view import special_chips
 
 _MONO = "font-family:monospace"
@@ -163,8 +163,11 @@ def _flag(value: bool) -> str:
             f'{"yes" if value else "no"}</span></td>')
 
 
-def facts_table(facts: Mapping[str, Mapping[str, Any]]) -> Rendered:
-    """One row per vocabulary: add_bos/add_eos with their rule, the BOS/EOS/EOT ids and texts, the EOG set."""
+def facts_table(facts: Mapping[str, Mapping[str, Any]], keep: Sequence[str] | None = None) -> Rendered:
+    """One row per vocabulary: add_bos/add_eos with their rule, the BOS/EOS/EOT ids and texts, the EOG set.
+
+    With ``keep``, the HTML shows those vocabularies' rows, and the whole table behind a toggle under them (the
+    text form always has every row)."""
     heads = ["vocabulary", "type", "add_bos", "why", "add_eos", "why", "BOS", "EOS", "EOT", "end of generation"]
     rows, lines = [], []
     width = max(map(len, facts))
@@ -183,8 +186,15 @@ def facts_table(facts: Mapping[str, Mapping[str, Any]]) -> Rendered:
                      f"EOS {idt(f['eos'], f['eos_text'])} | EOT {idt(f['eot'], f['eot_text'])} | EOG [{eog}]")
     head = "".join(f'<th style="padding:1px 6px;text-align:left;border-bottom:2px solid #888888">{html.escape(h)}'
                    "</th>" for h in heads)
-    return Rendered(f'<table style="border-collapse:collapse;font-size:85%"><tr>{head}</tr>{"".join(rows)}</table>',
-                    "\n".join(lines))
+
+    def table(trs: Sequence[str]) -> str:
+        return f'<table style="border-collapse:collapse;font-size:85%"><tr>{head}</tr>{"".join(trs)}</table>'
+
+    if keep is None:
+        return Rendered(table(rows), "\n".join(lines))
+    names = list(facts)
+    shown = table([rows[names.index(n)] for n in keep])
+    return Rendered(shown + folded(f"all {len(names)} vocabularies", table(rows)), "\n".join(lines))
 
 
 def eog_table(tok) -> Rendered:

@@ -216,6 +216,22 @@ def cache_state(words: Sequence[str], size: int | None, top: int = 12) -> Render
                     "\n".join([head, *lines]))
 
 
+def cache_states(words: Sequence[str], sizes: Sequence[int], top: int = 8) -> Rendered:
+    """:func:`cache_state` for a few sizes, one under the other: what :func:`cache_explorer` shows at those
+    positions of its slider, for a reader without a kernel.
+
+    >>> print(cache_states(["a", "b", "a"], (1, 2), top=1).text)
+    cache size 1: 0 hits, 3 misses, hit rate 0.0%
+      [a] x2 cached
+    <BLANKLINE>
+    cache size 2: 1 hits, 2 misses, hit rate 33.3%
+      [a] x2 cached
+    """
+    views = [cache_state(words, s, top) for s in sizes]
+    return Rendered("".join(f'<div style="margin:4px 0">{v.html}</div>' for v in views),
+                    "\n\n".join(v.text for v in views))
+
+
 def cache_explorer(words: Sequence[str], sizes: Sequence[int] = SIZES, top: int = 12):
     """A slider over cache sizes; every state is drawn up front and linked in the browser (no kernel)."""
     import ipywidgets as W

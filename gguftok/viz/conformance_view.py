@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .render import PALETTE, TEXT, Rendered, escape_visible
+from .render import PALETTE, TEXT, Rendered, escape_visible, folded
 
 _MONO = "font-family:monospace"
 _OK = PALETTE[2]  # green: agrees
@@ -58,17 +58,24 @@ def _piece(tok, tid: int) -> str:
 
 
 # ------------------------------------------------------------------------------------ llama-tokenize lines
-def tokenize_lines(tok, text: str | bytes, add_special: bool | None = None, parse_special: bool = True) -> Rendered:
+def tokenize_lines(tok, text: str | bytes, add_special: bool | None = None, parse_special: bool = True,
+                   show: Sequence[int] | None = None) -> Rendered:
     """``text`` encoded as ``llama-tokenize`` (and ``gguftok tokenize``) encode it by default, BOS only if the
     vocabulary asks for it, special tokens parsed, and printed as they print it: ``{id:6d} -> '{piece}'``.
-    The text form keeps the pieces raw, like the tools; the HTML form shows whitespace as glyphs."""
+    The text form keeps the pieces raw, like the tools; the HTML form shows whitespace as glyphs. With
+    ``show`` (line indices), the HTML shows those lines and the whole listing behind a toggle."""
     add = tok.add_bos if add_special is None else add_special
     ids = tok.encode(text, add_special=add, parse_special=parse_special)
     pieces = [_piece(tok, i) for i in ids]
     lines = [f"{i:6d} -> '{p}'" for i, p in zip(ids, pieces, strict=True)]
-    rows = "".join(f"<div style='{_MONO};white-space:pre'>{i:6d} -&gt; '"
-                   f"<span style='background:{_OK[1]};color:{TEXT};border:1px solid {_OK[0]}'>"
-                   f"{html.escape(escape_visible(p))}</span>'</div>" for i, p in zip(ids, pieces, strict=True))
+    divs = [f"<div style='{_MONO};white-space:pre'>{i:6d} -&gt; '"
+            f"<span style='background:{_OK[1]};color:{TEXT};border:1px solid {_OK[0]}'>"
+            f"{html.escape(escape_visible(p))}</span>'</div>" for i, p in zip(ids, pieces, strict=True)]
+    rows = "".join(divs)
+    if show is not None:
+        picked = list(show)
+        rows = (f"<div style='font-style:italic'>lines {picked[0] + 1} to {picked[-1] + 1} of {len(divs)}:</div>"
+                + "".join(divs[k] for k in picked) + folded(f"all {len(divs)} lines", rows))
     ids_line = "[" + ", ".join(map(str, ids)) + "]"
     return Rendered(f"<div>{rows}<div style='{_MONO};margin-top:2px'>{html.escape(ids_line)}</div></div>",
                     "\n".join(lines) + "\n" + ids_line)
@@ -104,14 +111,16 @@ def case_rows(folder=None) -> list[CaseRow]:
     return rows
 
 
-def case_table(rows: Sequence[CaseRow]) -> Rendered:
-    """The pass table: one line per vocabulary, then the totals over the vocabularies that have cases."""
+def case_table(rows: Sequence[CaseRow], keep: Sequence[str] | None = None) -> Rendered:
+    """The pass table: one line per vocabulary, then the totals over the vocabularies that have cases. With
+    ``keep`` (vocabulary names), the HTML shows those rows and the totals, and the whole table behind a
+    toggle."""
     with_cases = [r for r in rows if r.total is not None]
     passed = sum(r.passed for r in with_cases)
     total = sum(r.total or 0 for r in with_cases)
     head = f"{len(with_cases)} of {len(rows)} vocabularies have cases: {passed}/{total} passed"
     lines = [head, f"{'vocabulary':<16s} {'passed':>7s}  result"]
-    trs = []
+    trs, names = [], [r.name for r in rows]
     for r in rows:
         if r.total is None:
             verdict, colour, shown = "no .inp/.out", _LATER, "-"
@@ -127,8 +136,14 @@ def case_table(rows: Sequence[CaseRow]) -> Rendered:
     lines.append(f"{'total':<16s} {f'{passed}/{total}':>7s}")
     trs.append(f"<tr><td style='padding:0 6px;font-weight:bold'>total</td><td style='padding:0 6px;"
                f"text-align:right;{_MONO};font-weight:bold'>{passed}/{total}</td><td></td></tr>")
-    table = "<table><tr><th>vocabulary</th><th>passed</th><th>result</th></tr>" + "".join(trs) + "</table>"
-    return Rendered(f"<div>{html.escape(head)}</div>{table}", "\n".join(lines))
+    def table(picked: Sequence[str]) -> str:
+        return "<table><tr><th>vocabulary</th><th>passed</th><th>result</th></tr>" + "".join(picked) + "</table>"
+
+    shown = table(trs)
+    if keep is not None:
+        shown = table([trs[names.index(n)] for n in keep] + trs[-1:]) + folded(f"all {len(rows)} vocabularies",
+                                                                               table(trs))
+    return Rendered(f"<div>{html.escape(head)}</div>{shown}", "\n".join(lines))
 
 
 # ------------------------------------------------------------------------------------------ golden fixtures
@@ -140,10 +155,11 @@ def _family(name: str) -> str:
     return name
 
 
-def fixture_summary(fixtures: Iterable) -> Rendered:
+def fixture_summary(fixtures: Iterable, keep: Sequence[str] | None = None) -> Rendered:
     """Counts per fixture: encode cases (each answered under four flag pairs), decode cases, and how many of
     those answers were a llama.cpp crash. The 19 vocabularies one by one, relabelled and synthetic ones
-    grouped."""
+    grouped. With ``keep`` (fixture names, ``pre-*`` and ``synthetic-*`` for the groups), the HTML shows those
+    rows and the whole table behind a toggle."""
     groups: dict[str, list[int]] = {}
     for fx in fixtures:
         g = groups.setdefault(_family(fx.name), [0, 0, 0, 0])
@@ -154,16 +170,22 @@ def fixture_summary(fixtures: Iterable) -> Rendered:
     tot = [sum(g[k] for g in groups.values()) for k in range(4)]
     head = f"{tot[0]} fixtures: {tot[1]} encode cases x 4 flag pairs, {tot[2]} decode cases x 4, {tot[3]} crashes"
     lines = [head, f"{'fixture':<18s} {'files':>5s} {'encode':>7s} {'decode':>7s} {'crashes':>7s}"]
-    trs = []
+    trs, shorts = [], []
     for name, (n, e, d, c) in groups.items():
         short = name.split(" ")[0]
+        shorts.append(short)
         lines.append(f"{short:<18s} {n:>5d} {e:>7d} {d:>7d} {c:>7d}")
         trs.append(f"<tr><td style='padding:0 6px;{_MONO}' title='{html.escape(name, quote=True)}'>"
                    f"{html.escape(short)}</td>" + "".join(f"<td style='padding:0 6px;text-align:right'>{v}</td>"
                                                           for v in (n, e, d, c)) + "</tr>")
-    table = ("<table><tr><th>fixture</th><th>files</th><th>encode cases</th><th>decode cases</th>"
-             "<th>llama.cpp crashes</th></tr>" + "".join(trs) + "</table>")
-    return Rendered(f"<div>{html.escape(head)}</div>{table}", "\n".join(lines))
+    def table(picked: Sequence[str]) -> str:
+        return ("<table><tr><th>fixture</th><th>files</th><th>encode cases</th><th>decode cases</th>"
+                "<th>llama.cpp crashes</th></tr>" + "".join(picked) + "</table>")
+
+    shown = table(trs)
+    if keep is not None:
+        shown = table([trs[shorts.index(n)] for n in keep]) + folded(f"all {len(trs)} rows", table(trs))
+    return Rendered(f"<div>{html.escape(head)}</div>{shown}", "\n".join(lines))
 
 
 def spot_check(tok, fixture, indices: Sequence[int]) -> Rendered:
@@ -290,6 +312,32 @@ def tokens_per_character(toks: Mapping[str, object], texts: Sequence[str]) -> di
     (so only the text itself is counted)."""
     return {name: [len(tok.encode(t, add_special=False, parse_special=False)) / len(t) for t in texts]
             for name, tok in toks.items()}
+
+
+def density_table(data: Mapping[str, Sequence[float]], text_labels: Sequence[str],
+                  sizes: Mapping[str, int] | None = None, keep: Sequence[str] | None = None) -> Rendered:
+    """:func:`tokens_per_character` as a table with headers: one row per vocabulary (with its number of tokens
+    when ``sizes`` is given), one column per text. With ``keep``, the HTML shows those rows and the whole table
+    behind a toggle; the text form has every row."""
+    heads = ["vocabulary", *(["tokens in vocabulary"] if sizes else []), *text_labels]
+    rows = [[name, *([f"{sizes[name]:,}"] if sizes else []), *(f"{v:.2f}" for v in values)]
+            for name, values in data.items()]
+    widths = [max(len(r[k]) for r in [heads, *rows]) for k in range(len(heads))]
+    lines = ["  ".join(f"{c:<{w}s}" if k == 0 else f"{c:>{w}s}" for k, (c, w) in enumerate(zip(r, widths,
+                                                                                                 strict=True)))
+             for r in [heads, *rows]]
+    trs = ["<tr>" + "".join(f"<td style='padding:0 8px;{_MONO}" + (";text-align:right" if k else "") + f"'>"
+                            f"{html.escape(c)}</td>" for k, c in enumerate(r)) + "</tr>" for r in rows]
+    names = list(data)
+
+    def table(picked: Sequence[str]) -> str:
+        return ("<table><tr>" + "".join(f"<th style='padding:0 8px'>{html.escape(h)}</th>" for h in heads)
+                + "</tr>" + "".join(picked) + "</table>")
+
+    shown = table(trs)
+    if keep is not None:
+        shown = table([trs[names.index(n)] for n in keep]) + folded(f"all {len(trs)} vocabularies", table(trs))
+    return Rendered(shown, "\n".join(lines))
 
 
 def tokens_per_character_figure(data: Mapping[str, Sequence[float]], text_labels: Sequence[str]):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..models.spm import UTF8_LEN, SPMModel
 from ..models.wpm import preprocess
-from .render import PALETTE, TEXT, Rendered, escape_visible, token_chips
+from .render import PALETTE, TEXT, Rendered, escape_visible, folded, token_chips
 
 SPACE = "\u2581"
 _MONO = "font-family:monospace"
@@ -231,6 +231,32 @@ def token_counts(toks: Mapping[str, object], sentences: Mapping[str, str]) -> di
     """``{vocabulary: {language: tokens}}``, without BOS/EOS/CLS/SEP (``add_special=False``)."""
     return {name: {lang: len(tok.encode(s, add_special=False)) for lang, s in sentences.items()}
             for name, tok in toks.items()}
+
+
+def counts_table(counts: Mapping[str, Mapping[str, int]], shown: Sequence[str] | None = None) -> Rendered:
+    """Tokens per sentence, one row per vocabulary and one column per language: the rows named in ``shown``
+    (default: all), then every row in a ``<details>`` toggle (the plain text: the shown rows only).
+
+    >>> print(counts_table({"a": {"English": 3}, "b": {"English": 4}}, ["b"]).text)
+    vocabulary        English
+    b                       4
+    (every vocabulary: 2 rows, in the toggle)
+    """
+    langs = list(next(iter(counts.values())))
+    picked = [n for n in (shown if shown is not None else counts) if n in counts]
+    cell = f"padding:2px 6px;border:1px solid #999999;text-align:right;{_MONO}"
+
+    def table(names: Sequence[str]) -> str:
+        head = f"<th style='{cell}'>vocabulary</th>" + "".join(f"<th style='{cell}'>{html.escape(x)}</th>"
+                                                               for x in langs)
+        rows = "".join(f"<tr><td style='{cell};text-align:left'>{html.escape(n)}</td>"
+                       + "".join(f"<td style='{cell}'>{counts[n][x]}</td>" for x in langs) + "</tr>" for n in names)
+        return f"<table style='border-collapse:collapse'><tr>{head}</tr>{rows}</table>"
+
+    note = f"(every vocabulary: {len(counts)} rows, in the toggle)"
+    toggle = folded(f"every vocabulary ({len(counts)})", table(list(counts))) if len(picked) < len(counts) else ""
+    text = format_counts({n: counts[n] for n in picked})
+    return Rendered(f"<div>{table(picked)}{toggle}</div>", text + (f"\n{note}" if toggle else ""))
 
 
 def format_counts(counts: Mapping[str, Mapping[str, int]]) -> str:

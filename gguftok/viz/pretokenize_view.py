@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import html
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -24,7 +24,7 @@ from ..pretokenize import PRE_STRINGS, PreTokenizer, PreTokenizerConfig, pre_tok
 from ..pretokenize.regex_split import collapsed_text, uses_categories, wide_text
 from ..pretokenize.splitters import CUSTOM
 from ..pretokenize.unicode import WHITESPACE_SET
-from .render import PALETTE, TEXT, Rendered, _chip, escape_visible
+from .render import PALETTE, TEXT, Rendered, _chip, escape_visible, folded
 
 # The lesson's example line: a contraction with capitals, a number, two newlines, indentation, code.
 LESSON_LINE = "We'LL pay 12345 for\n\n  int x=42;"
@@ -424,11 +424,12 @@ def _cut(text: str, lengths: list[int]) -> list[str]:
 # --- whitespace -----------------------------------------------------------------------------------------
 
 
-def whitespace_table() -> Rendered:
+def whitespace_table(keep: Iterable[int] | None = None) -> Rendered:
     """Every code point that llama.cpp or Python calls whitespace: its name, whether llama.cpp's ``\\s``
     matches it (its 25-point White_Space set), whether Python's ``str.isspace`` (and so the standard ``re``
     module's ``\\s``) and the third-party ``regex`` module's ``\\s`` do, and what llama.cpp's regex engine is
-    given in its place."""
+    given in its place. With ``keep`` (code points), only those rows are shown, and the whole table sits behind
+    a toggle."""
     import regex
 
     space = regex.compile(r"\s")
@@ -452,10 +453,27 @@ def whitespace_table() -> Rendered:
     summary = (f"{len(WHITESPACE_SET)} code points are whitespace for llama.cpp, "
                f"{sum(chr(c).isspace() for c in cps)} for str.isspace; they disagree on "
                + ", ".join(f"U+{c:04X}" for c in cps if (c in WHITESPACE_SET) != chr(c).isspace()))
+    header = ("<tr><th>code</th><th>name</th><th>llama.cpp \\s</th><th>str.isspace, re \\s</th>"
+              "<th>regex \\s</th><th>regex engine sees</th></tr>")
+    table, lines = _kept(header, rows, lines, cps, keep, f"all {len(cps)} code points")
     lines.append(summary)
-    table = ("<table><tr><th>code</th><th>name</th><th>llama.cpp \\s</th><th>str.isspace, re \\s</th>"
-             "<th>regex \\s</th><th>regex engine sees</th></tr>" + "".join(rows) + "</table>")
     return Rendered(f"<div>{table}{_title_html(summary)}</div>", "\n".join(lines))
+
+
+def _kept(header: str, rows: Sequence[str], lines: Sequence[str], keys: Sequence, keep: Iterable | None,
+          summary: str) -> tuple[str, list[str]]:
+    """A table (``header`` and one HTML row per key) and its text (a head line, then one line per key): all of
+    it, or with ``keep`` only the rows of those keys, then the whole table behind a ``<details>`` toggle."""
+    if keep is None:
+        return f"<table>{header}{''.join(rows)}</table>", list(lines)
+    wanted = set(keep)
+    picked = [k for k, key in enumerate(keys) if key in wanted]
+    more = len(keys) - len(picked)
+    shown = f"<table>{header}{''.join(rows[k] for k in picked)}</table>"
+    toggle = folded(summary, f"<table>{header}{''.join(rows)}</table>") if more else ""
+    text = [lines[0], *(lines[k + 1] for k in picked)] + ([f"... and {more} more rows ({summary} in the toggle)"]
+                                                          if more else [])
+    return shown + toggle, text
 
 
 def _engine_sees(cp: int) -> str:
@@ -531,8 +549,9 @@ def piece_counts(texts: Mapping[str, str] | None = None) -> list[CountRow]:
     return rows
 
 
-def piece_count_table(rows: Sequence[CountRow]) -> Rendered:
-    """:func:`piece_counts` as a table: one line per splitter, one column per text, then the pre strings."""
+def piece_count_table(rows: Sequence[CountRow], keep: Iterable[str] | None = None) -> Rendered:
+    """:func:`piece_counts` as a table: one line per splitter, one column per text, then the pre strings. With
+    ``keep`` (labels), only those rows are shown, and the whole table sits behind a toggle."""
     names = list(rows[0].counts) if rows else []
     width = max([len(r.label) for r in rows] + [8])
     head = f"{'splitter':{width}s} " + " ".join(f"{n[:14]:>14s}" for n in names) + "  pre strings"
@@ -545,8 +564,9 @@ def piece_count_table(rows: Sequence[CountRow]) -> Rendered:
                     + "".join(f"<td style='padding:0 6px;text-align:right'>{r.counts[n]}</td>" for n in names)
                     + f"<td style='padding:0 6px;font-family:monospace'>{html.escape(others)}</td></tr>")
     th = "".join(f"<th>{html.escape(n)}</th>" for n in names)
-    return Rendered(f"<table><tr><th>splitter</th>{th}<th>pre strings</th></tr>{''.join(body)}</table>",
-                    "\n".join(lines))
+    table, lines = _kept(f"<tr><th>splitter</th>{th}<th>pre strings</th></tr>", body, lines, [r.label for r in rows],
+                         keep, f"all {len(rows)} splitters")
+    return Rendered(table, "\n".join(lines))
 
 
 _PANEL_COLOURS = [0, 1, 2, 4, 5, 6]  # Okabe-Ito entries with enough contrast on white

@@ -39,6 +39,17 @@ class Rendered:
         return self.text
 
 
+def folded(summary: str, inner_html: str) -> str:
+    """``inner_html`` behind a ``<details>`` toggle labelled ``summary`` (closed until clicked): the rows a view
+    leaves out of its main table, one click away.
+
+    >>> folded("all 3 rows", "<table></table>")
+    '<details><summary style="cursor:pointer;margin-top:4px">all 3 rows</summary><table></table></details>'
+    """
+    return (f'<details><summary style="cursor:pointer;margin-top:4px">{html.escape(summary)}</summary>'
+            f"{inner_html}</details>")
+
+
 def escape_visible(text: str) -> str:
     """Whitespace and control characters as visible glyphs (``␣ → ↵``), and every other character that would
     not show (a non-ASCII space, a zero-width or bidirectional format character, a line separator) as

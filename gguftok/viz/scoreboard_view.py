@@ -163,3 +163,51 @@ def scoreboard_widget(fuzz: int = FUZZ, round_trip: int = ROUND_TRIP, grade: Gra
     choice.observe(show, names="value")
     show()
     return w.VBox([button, board, choice, detail])
+
+
+# ------------------------------------------------------------------------------------------- side by side
+class YoursShown:
+    """The student's tokenizer of one file, as :func:`gguftok.viz.compare_view.side_by_side` shows a row: the ids
+    come from the student's ``encode`` (``parse_special`` off); what else the view asks (the family, each id's
+    token and bytes, which are the file's, not anyone's code) from gguftok's tokenizer of the same file. Whatever
+    the student's code does wrong (it raises, returns something that is not a list of the file's ids) becomes
+    a ``ValueError`` the view shows in the row."""
+
+    def __init__(self, cls: type, path, reference) -> None:
+        self.reference, self.error = reference, None
+        try:
+            self.yours = cls.from_gguf(path)
+        except Exception as e:  # the student's code
+            self.yours, self.error = None, f"GgufTokenizer.from_gguf raised {type(e).__name__}: {e}"
+
+    def encode(self, text: str, add_special: bool = False) -> list[int]:
+        if self.yours is None:
+            raise ValueError(self.error)
+        try:
+            ids = self.yours.encode(text, add_special, False)
+        except Exception as e:  # the student's code
+            raise ValueError(f"your encode raised {type(e).__name__}: {e}") from e
+        n = self.reference.n_vocab
+        if not isinstance(ids, list) or not all(isinstance(i, int) and 0 <= i < n for i in ids):
+            raise ValueError(f"your encode returned {ids!r:.80}, not a list of ids below {n:,}")
+        return ids
+
+    def __getattr__(self, name: str):
+        return getattr(self.reference, name)
+
+
+def yours_beside(cls: type, names: Sequence[str], folder=None) -> dict[str, object]:
+    """For each vocabulary of ``names``: gguftok's tokenizer, then the student's ``cls`` on the same file, as the
+    rows of :func:`~gguftok.viz.compare_view.side_by_side` (``"qwen2 · gguftok"``, ``"qwen2 · yours"``)."""
+    from pathlib import Path
+
+    from ..data import vocab_dir
+    from ..tokenizer import Tokenizer
+
+    rows: dict[str, object] = {}
+    for name in names:
+        path = Path(folder or vocab_dir()) / f"ggml-vocab-{name}.gguf"
+        reference = Tokenizer.from_gguf(path)
+        rows[f"{name} · gguftok"] = reference
+        rows[f"{name} · yours"] = YoursShown(cls, path, reference)
+    return rows

@@ -129,21 +129,34 @@ def compare_parse_special(tok, text: str, add_special: bool = True) -> Rendered:
 
 
 # --------------------------------------------------------------------------------------------- partition
-def _fragments_view(tok, data: bytes, frags: Sequence, head: str) -> Rendered:
+def _fragments_view(tok, data: bytes, frags: Sequence, head: str, fold: bool = False) -> Rendered:
+    """The fragments one after the other; with ``fold``, a run of the same token id is one entry with its count
+    (``×15``), numbered by the range of fragments it stands for."""
     strip, lines = [], [head]
-    for n, f in enumerate(frags):
+    n = 0
+    while n < len(frags):
+        f = frags[n]
         if isinstance(f, int):
+            run = 1
+            while fold and n + run < len(frags) and frags[n + run] == f:
+                run += 1
             h, t = _special_chip(tok, f)
-            strip.append(h)
-            lines.append(f"  {n:>2d}  id {f:<7d} {t}")
-        else:
-            off, ln = f
-            run = _show(data[off:off + ln])
-            strip.append(f'<span title="raw text, offset {off}, length {ln}" style="display:inline-block;'
-                         f'margin:1px 2px;padding:0 3px;border:1px dotted #888888;{_MONO};white-space:pre">'
-                         f'<span style="font-size:70%;margin-right:4px">({off}, {ln})</span>'
-                         f'{html.escape(run)}</span>')
-            lines.append(f"  {n:>2d}  raw {f!s:<7s} {run}")
+            if run > 1:
+                strip.append(f'{h}<span style="font-weight:bold;margin-right:4px">×{run}</span>')
+                lines.append(f"  {f'{n}-{n + run - 1}':>2s}  id {f:<7d} {t} ×{run}")
+            else:
+                strip.append(h)
+                lines.append(f"  {n:>2d}  id {f:<7d} {t}")
+            n += run
+            continue
+        off, ln = f
+        shown = _show(data[off:off + ln])
+        strip.append(f'<span title="raw text, offset {off}, length {ln}" style="display:inline-block;'
+                     f'margin:1px 2px;padding:0 3px;border:1px dotted #888888;{_MONO};white-space:pre">'
+                     f'<span style="font-size:70%;margin-right:4px">({off}, {ln})</span>'
+                     f'{html.escape(shown)}</span>')
+        lines.append(f"  {n:>2d}  raw {f!s:<7s} {shown}")
+        n += 1
     return Rendered(f'<div><div style="font-weight:bold">{html.escape(head)}</div>{"".join(strip)}</div>',
                     "\n".join(lines))
 
@@ -190,16 +203,17 @@ def special_order(tok, rows: int = 6, show: Iterable[int] = ()) -> Rendered:
     return Rendered(f"<div>{html.escape(head)}</div>{table}", "\n".join(lines))
 
 
-def order_matters(tok, text: str, parse_special: bool = False) -> Rendered:
+def order_matters(tok, text: str, parse_special: bool = False, fold: bool = True) -> Rendered:
     """The partition of ``text`` with llama.cpp's order (longest first) next to the same partition with the
-    order reversed (shortest first), to show what the sort is for."""
+    order reversed (shortest first), to show what the sort is for; ``fold`` shows a run of one token once, with
+    its count."""
     data = text.encode("utf-8")
     v = tok.vocab
     reverse = sorted(v.special_cache, key=lambda i: (len(_raw_text(tok, i)), i))
     real = tok.fragments(data, parse_special)
     wrong = partition(data, reverse, lambda i: _raw_text(tok, i), v.attrs.__getitem__, parse_special)
-    a = _fragments_view(tok, data, real, f"longest first (llama.cpp): {len(real)} fragments")
-    b = _fragments_view(tok, data, wrong, f"shortest first (not what llama.cpp does): {len(wrong)} fragments")
+    a = _fragments_view(tok, data, real, f"longest first (llama.cpp): {len(real)} fragments", fold)
+    b = _fragments_view(tok, data, wrong, f"shortest first (not what llama.cpp does): {len(wrong)} fragments", fold)
     return Rendered(f"<div>{a.html}<div style='height:6px'></div>{b.html}</div>", f"{a.text}\n{b.text}")
 
 

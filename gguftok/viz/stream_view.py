@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ..detokenize import clean_spaces
 from ..stream import TextStream
-from .render import PALETTE, TEXT, Rendered, escape_visible
+from .render import PALETTE, TEXT, Rendered, escape_visible, folded
 
 _BOX = "border:1px solid #888888;border-radius:4px;padding:6px 8px;margin:2px 0;line-height:1.9"
 _MONO = "font-family:monospace;white-space:pre"
@@ -76,9 +76,11 @@ def _pre(text: str) -> Rendered:
     return Rendered(f'<pre style="margin:0">{html.escape(text)}</pre>', text)
 
 
-def naive_vs_stream(pieces: Sequence[bytes], ids: Sequence[int] | None = None) -> Rendered:
+def naive_vs_stream(pieces: Sequence[bytes], ids: Sequence[int] | None = None,
+                    keep: Sequence[int] | None = None) -> Rendered:
     """One line per token: its bytes, the per-token text, the streamed text, the bytes held back; then the
-    two joined results (the stream flushed at the end)."""
+    two joined results (the stream flushed at the end). With ``keep`` (token indices), the HTML shows only
+    those rows, and the whole table behind a toggle under them; the text form always has every row."""
     steps = stream_steps(pieces)
     names = [str(i) for i in ids] if ids is not None else [f"#{s.index}" for s in steps]
     rows = [(n, s.piece.hex(" ") or "(none)", _show(s.naive), _show(s.emitted), s.held.hex(" ") or "-")
@@ -99,10 +101,49 @@ def naive_vs_stream(pieces: Sequence[bytes], ids: Sequence[int] | None = None) -
                                if bad else "")
         cells.append("<tr>" + "".join(f"<td style='{naive_style if k == 2 else style}'>{html.escape(c)}</td>"
                                       for k, c in enumerate(r)) + "</tr>")
-    table = ("<table><tr>" + "".join(f"<th style='padding:0 8px'>{html.escape(h)}</th>" for h in head)
-             + "</tr>" + "".join(cells) + "</table>")
+    def table(trs: Sequence[str]) -> str:
+        return ("<table><tr>" + "".join(f"<th style='padding:0 8px'>{html.escape(h)}</th>" for h in head)
+                + "</tr>" + "".join(trs) + "</table>")
+
     foot = html.escape("\n".join(lines[-2:]))
-    return Rendered(f'<div>{table}<pre style="margin:4px 0 0 0">{foot}</pre></div>', text)
+    if keep is None:
+        shown = table(cells)
+    else:
+        shown = (table([cells[k] for k in keep]) + f"<div>{len(keep)} of {len(cells)} tokens shown</div>"
+                 + folded(f"all {len(cells)} tokens", table(cells)))
+    return Rendered(f'<div>{shown}<pre style="margin:4px 0 0 0">{foot}</pre></div>', text)
+
+
+def offsets_table(tok, text: str, add_special: bool = False, parse_special: bool = False) -> Rendered:
+    """Each token of ``text`` with the characters of ``text`` it covers (:func:`gguftok.offsets.token_offsets`):
+    its id, its piece's bytes, its span ``(start, end)`` and ``text[start:end]``; a token that shares a
+    character with a neighbour (it holds only some of that character's bytes) is marked."""
+    from ..offsets import token_offsets
+
+    ids = tok.encode(text, add_special=add_special, parse_special=parse_special)
+    spans = token_offsets(tok, text, add_special=add_special, parse_special=parse_special)
+
+    def shares(k: int) -> bool:
+        a, b = spans[k]
+        return any(j != k and 0 <= j < len(spans) and spans[j][0] < b and a < spans[j][1] for j in (k - 1, k + 1))
+
+    head = ("#", "id", "piece (bytes)", "span", "covers", "")
+    rows = [(str(k), str(i), tok.token_to_piece(i, special=True).hex(" ") or "(none)", f"({a}, {b})",
+             _show(text[a:b]), "shares a character" if shares(k) else "")
+            for k, (i, (a, b)) in enumerate(zip(ids, spans, strict=True))]
+    widths = [max(len(r[c]) for r in [head, *rows]) for c in range(len(head))]
+    lines = [f"text: {_show(text)}"] + ["  ".join(f"{c:{w}s}" for c, w in zip(r, widths, strict=True)).rstrip()
+                                        for r in [head, *rows]]
+    held_b, held_f = PALETTE[0]
+    trs = []
+    for r in rows:
+        style = f"padding:0 8px;{_MONO}"
+        mark = (f";background:{held_f};color:{TEXT};border:1px dashed {held_b}" if r[5] else "")
+        trs.append("<tr>" + "".join(f"<td style='{style}{mark if c in (4, 5) else ''}'>{html.escape(v)}</td>"
+                                    for c, v in enumerate(r)) + "</tr>")
+    table = ("<table><tr>" + "".join(f"<th style='padding:0 8px;text-align:left'>{html.escape(h)}</th>"
+                                     for h in head) + "</tr>" + "".join(trs) + "</table>")
+    return Rendered(f"<div><div style='{_MONO}'>{html.escape(lines[0])}</div>{table}</div>", "\n".join(lines))
 
 
 def detokenize_rules(tok, ids: Sequence[int]) -> Rendered:

@@ -18,21 +18,23 @@
 #
 # A language model never sees text. It sees a list of integers, the **token ids**, and the program that turns
 # text into ids and back is the **tokenizer**. A GGUF model file carries its tokenizer with it, as metadata
-# under the keys `tokenizer.ggml.*`. This workbook builds that tokenizer in Python, one step per notebook,
-# and checks every step against llama.cpp, whose token ids are the ones the model was run with.
+# under the keys `tokenizer.ggml.*`. In this workbook you build that tokenizer yourself, in Python, one stage
+# per notebook, and check every stage against llama.cpp, whose token ids are the ones the model was run with.
 #
-# This page checks your set-up, then lays out the route through the twelve lessons.
+# After this notebook you can:
+#
+# - see your own text cut into tokens by several real vocabularies, side by side;
+# - say what you need to know before you start, and what you will build in each notebook;
+# - write an exercise in your own package `mytok/` and run its check;
+# - check that this machine has everything the workbook needs.
 
 # %% [markdown]
 # ## Is everything in place?
 #
-# `gguftok.doctor.environment_check()` looks for what the workbook needs: Python 3.10 or newer, the packages
-# (`jupyterlab`, `ipywidgets`, `regex`, `gguf`, `matplotlib`, `numpy`, `jupytext`, `nbval`), the 19
-# reference vocabularies with their SHA-256 checksums, and the JupyterLab front end of the widgets
-# (`jupyterlab_widgets`: without it every interactive view shows up as a line of text). Each line says ✓ or ✗,
-# and for anything missing the command that fixes it. Two extras are optional and marked `-` when absent:
-# the live llama.cpp oracle (`make oracle`, only for fuzzing against llama.cpp) and `voila` (for the
-# instructor mode below). The same check runs in a terminal as `gguftok doctor`.
+# `environment_check()` looks for what the workbook needs: Python, the packages, the 19 reference
+# vocabularies and the widgets' front end in JupyterLab. Each line says ✓ or ✗, and for anything missing,
+# the command that fixes it (*Going deeper* says what each line is for). The table shows this machine's
+# versions; the line under it is what matters.
 
 # %% tags=["nbval-ignore-output"]
 from gguftok.doctor import environment_check
@@ -40,40 +42,78 @@ from gguftok.doctor import environment_check
 report = environment_check()
 report
 
-# %% [markdown]
-# The table above shows this machine's versions. The line below is all that matters:
-
 # %%
 print(report.summary())
 
 # %% [markdown]
+# ## Your own text, side by side
+#
+# Before any theory, see what a tokenizer does. Type a text in the box: each ticked vocabulary shows the
+# tokens it cuts the text into (hover over one for its id and bytes), how many, and how many per character.
+# Tick others: all 19 reference vocabularies are there.
+
+# %%
+from gguftok import Tokenizer  # noqa: E402
+from gguftok.data import vocab_dir  # noqa: E402
+from gguftok.viz.compare_view import DEFAULT_VOCABS, side_by_side, side_by_side_widget  # noqa: E402
+
+# %% tags=["nbval-ignore-output"]
+side_by_side_widget()
+
+# %% [markdown]
+# The same view for one fixed text, which shows even where no kernel runs the widget:
+
+# %%
+toks = {name: Tokenizer.from_gguf(vocab_dir() / f"ggml-vocab-{name}.gguf") for name in DEFAULT_VOCABS}
+side_by_side(toks, "Tokenizers don't see words: they see pieces. 日本語 too 😀")
+
+# %% [markdown]
+# Already a few things to wonder about: why the same text costs a different number of tokens in each
+# vocabulary, why some tokens start with a space (`␣`), why one vocabulary spells the emoji as four separate
+# bytes, why BERT's tokens are in lower case and its emoji `[UNK]`. Each notebook answers one such question.
+#
+# ## What you need
+#
+# - **Python**: functions, loops, lists and dicts, the difference between `str` and `bytes`, a small class;
+#   reading a traceback. Each notebook shows the standard-library tools it uses (`struct`, `heapq`, `regex`).
+# - **No machine learning.** Nothing here trains or runs a model; the one thing you train, in notebook 03, is
+#   a tokenizer's merge list, with a loop of a few lines.
+# - **No C++.** llama.cpp is the reference every answer is compared with; where its source matters, the
+#   notebook quotes the line and says what it does.
+#
 # ## The route
 #
-# Each lesson takes one step of the pipeline, shows it on the real vocabularies, and names the `gguftok`
-# module that implements it. Read them in order: each one uses what the ones before it built.
+# Read the notebooks in order: each uses what the ones before it built. In each you write one module of your
+# own tokenizer, `mytok/`; each takes about half an hour, exercises included.
 #
-# | notebook | what it shows | the code it explains |
+# | notebook | what it explains | what you write in `mytok/` |
 # |---|---|---|
-# | 01 | the `tokenizer.ggml.*` keys of a GGUF file, read byte by byte; the 19 reference vocabularies | `gguftok.metadata` (`read_metadata`) |
-# | 02 | why a byte-level vocabulary writes a space as `Ġ`: GPT-2's byte-to-character map | `gguftok.bytemap` |
-# | 03 | merges and their ranks; how llama.cpp reads a merge line | `gguftok.models.bpe` (`merge_ranks`, `split_merge`) |
-# | 04 | pre-tokenizers: the regexes that cut text into words before any merge | `gguftok.pretokenize` |
-# | 05 | one word through the merge queue, pop by pop, stale entries included | `gguftok.models.bpe` (`merge_word`) |
-# | 06 | special tokens, cut out longest first; why user text must not be parsed for them | `gguftok.special`, `gguftok.vocab` |
-# | 07 | BOS, EOS and the end-of-generation set, rule by rule | `gguftok.vocab` |
-# | 08 | from ids back to text, and streaming it without broken characters | `gguftok.detokenize`, `gguftok.stream` |
-# | 09 | matching llama.cpp token for token: its test cases, recorded answers, the first difference | `gguftok.conformance` |
-# | 10 | the word cache, counted | `gguftok.models.bpe` (`BPEModel.word_ids`) |
-# | 11 | SentencePiece, WordPiece, Unigram and the other families | `gguftok.models.spm` and the other models |
-# | 12 | the whole tokenizer in one object, end to end | `gguftok.tokenizer` (`Tokenizer`) |
+# | 01 | the `tokenizer.ggml.*` keys of a GGUF file, byte by byte | `metadata.py`: a GGUF key/value reader |
+# | 02 | why a byte-level vocabulary writes a space as `Ġ` | `bytemap.py`: GPT-2's byte-to-character table |
+# | 03 | merges and their ranks; where a merge list comes from | `merges.py`: the rank table, a BPE trainer |
+# | 04 | pre-tokenizers: the regexes that cut text into words | `pretokenize.py`: llama.cpp's regex split |
+# | 05 | one word through the merge queue, pop by pop | `merge_queue.py`: the merge loop, with a heap |
+# | 06 | special tokens, and why user text must not be parsed for them | `special.py`: cutting text on them |
+# | 07 | BOS, EOS and the end of generation | `bos_eos.py`: which ids to add, and when to stop |
+# | 08 | from ids back to text, streamed without broken characters | `detokenize.py`: a streaming decoder |
+# | 09 | matching llama.cpp token for token | `conformance.py`: a runner for llama.cpp's test files |
+# | 10 | the word cache | `cache.py`: an LRU cache of words |
+# | 11 | SentencePiece and the other tokenizer families | `sentencepiece.py`: score-ordered merges |
+# | 12 | the whole tokenizer in one object, graded | `tokenizer.py`: your `GgufTokenizer`, assembled |
 #
-# **You build the tokenizer.** Beside these notebooks is `mytok/`, a package of your own with one module per
-# stage. Each notebook explains a stage, then you write it in that module: the GGUF reader in
-# `mytok/metadata.py` (01), the byte map in `mytok/bytemap.py` (02), and so on to `mytok/tokenizer.py` (12),
-# where your stages become one `GgufTokenizer` that notebook 12 grades against llama.cpp's own test files.
-# Every function starts as a template (its signature, a docstring with a small example, and
-# `raise NotImplementedError`); you edit the file in JupyterLab's editor, save, and run the notebook's check
-# cell, which reads your file again each time. The stages and what you write in each:
+# Notebook 12 puts your stages together into one `GgufTokenizer` and grades it against llama.cpp's own test
+# files; a stage you have not written yet is taken from the reference solution, and the grade says so.
+#
+# ## How the exercises work
+#
+# Every function of `mytok/` starts as a template: its signature, a docstring with a small example, and
+# `raise NotImplementedError`. You open the file in JupyterLab's editor, write the body, save, and run the
+# notebook's check cell, which reads your file again each time (no kernel restart). Each notebook's
+# **Exercises** section states its functions in full. A check says *not attempted* until you write the body,
+# *passed* with the number of cases when every answer agrees with the reference, and otherwise shows the
+# first input where yours differs: the input, the expected answer, yours (for a list, the first index that
+# differs; or the exception your code raised, with its line), and a call that runs that input again. The
+# stages and their functions:
 
 # %%
 from gguftok.exercises import lesson_exercises  # noqa: E402
@@ -83,42 +123,61 @@ for lesson in range(1, 13):
     print(f"{lesson:02d}  mytok/{exs[0].module}.py: " + ", ".join(ex.name for ex in exs))
 
 # %% [markdown]
-# A check says *not attempted* until you write the function's body, *passed* with the number of cases when
-# every answer agrees, and otherwise shows the input, the expected answer, yours, for a list the first index
-# that differs (or the exception your code raised, with its line), and a call that runs that input again. The
-# reference solutions are in `solutions/mytok/` at the top of the repository; try first.
-
-# %% [markdown]
-# ## How to run the workbook
+# The reference solutions are in `solutions/mytok/` at the top of the repository: try first.
 #
-# - `make lab` (in a terminal at the top of the repository) sets everything up (a virtual environment in
-#   `.venv/`, the packages, the vocabularies) and opens JupyterLab on this folder. A second run installs
-#   nothing.
-# - `make test` runs the linter and the whole test suite, notebooks included: `nbval` re-executes every
-#   notebook and compares each output with the one saved in it. Cells whose output changes from run to run
-#   (widgets, figures, this page's table of versions) are tagged `nbval-ignore-output`, and each has a static
-#   twin whose output is compared instead.
-# - Each notebook has a twin `NN_*.py` (jupytext, `py:percent`): that is the file to edit and review.
-#   `python scripts/run_notebooks.py notebooks/NN_x.py` executes it and writes the `.ipynb` without
-#   timestamps, so that a re-run changes a notebook only where its outputs change.
-# - **Instructor mode**: `instructor.ipynb` shows the step-through views (merge queue, pre-tokenizer,
-#   special tokens, streaming) alone, in large type, with no code. `pip install voila`, then `make present`
-#   (or `voila notebooks/instructor.ipynb`) serves it as a page for a projector.
-
-# %% [markdown]
-# ## The reference vocabularies
+# ## How to open the workbook
 #
-# `make lab` fetched the 19 vocabularies that llama.cpp tests itself with, from the pinned llama-cpp-python
-# 0.3.36 source distribution, and checked each file's SHA-256. The table reads only each file's metadata
-# with `gguftok.read_metadata`. `model` names the algorithm (`gpt2` is byte-level BPE, `llama`
-# SentencePiece, `bert` WordPiece, `t5` Unigram, `gemma4` a BPE of its own), `pre` names the pre-tokenizer,
-# and a `-` means the key is absent from the file.
-
-# %%
-from gguftok.catalog import catalog, format_catalog  # noqa: E402
-
-print(format_catalog(catalog()))
+# In a terminal at the top of the repository, `make lab` sets everything up (a virtual environment in
+# `.venv/`, the packages, the vocabularies) and opens JupyterLab on this folder; a second run installs
+# nothing. If the check above says a vocabulary is missing, `make vocab` fetches them again. Then open
+# `01_gguf_metadata.ipynb`.
 
 # %% [markdown]
-# If the table above has 19 rows, the vocabularies are in place. If it is empty, run `make vocab` in a
-# terminal at the top of the repository and run this notebook again. Then open `01_gguf_metadata.ipynb`.
+# ## Recap
+#
+# - A tokenizer turns text into token ids and back; a GGUF file keeps it under `tokenizer.ggml.*`.
+# - The same text costs a different number of tokens in each vocabulary.
+# - You need Python, not machine learning or C++.
+# - Twelve notebooks, one stage each, in your own package `mytok/`, checked against llama.cpp's answers.
+# - `make lab` opens the workbook; the environment check says what is missing and how to fix it.
+
+# %% [markdown]
+# ## Self-check
+#
+# 1. Where in a GGUF file is the tokenizer, and what does the model see of your text?
+#    <details><summary>Answer</summary>In the metadata, under the keys <code>tokenizer.ggml.*</code>; the
+#    model sees only the token ids the tokenizer makes of the text.</details>
+# 2. You have written half of `mytok/merges.py`. What does a check cell tell you, and do you need to restart
+#    the kernel after each edit?
+#    <details><summary>Answer</summary><i>not attempted</i> for a function that still raises
+#    <code>NotImplementedError</code>, <i>passed</i> or the first input where yours differs for the others.
+#    No restart: the check reads your file again each time.</details>
+# 3. Why compare with llama.cpp rather than with any tokenizer that looks right?
+#    <details><summary>Answer</summary>The model was run with llama.cpp's ids: a tokenizer that cuts the same
+#    text differently feeds the model ids it was not run with, even when the decoded text looks the same.
+#    </details>
+
+# %% [markdown] jp-MarkdownHeadingCollapsed=true
+# ## Going deeper
+
+# %% [markdown]
+# ### What the environment check looks at
+#
+# `gguftok.doctor.environment_check()` checks Python 3.10 or newer; the packages that `make lab` installs
+# (`jupyterlab`, `ipywidgets`, `regex`, `gguf`, `matplotlib`, `numpy` and two more); the 19 reference
+# vocabularies, each file against the SHA-256 recorded for it; and the JupyterLab front end of the widgets
+# (`jupyterlab_widgets`: without it every interactive view shows up as a line of text). Two extras are
+# optional and marked `-` when absent: the live llama.cpp oracle (`make oracle`, only for comparing with a
+# running llama.cpp) and `voila` (for the instructor mode below). The same check runs in a terminal as
+# `gguftok doctor`.
+#
+# ### The reference vocabularies
+#
+# `make lab` fetched the 19 vocabularies that llama.cpp tests itself with, from the pinned source distribution
+# of llama-cpp-python 0.3.36, and checked each file's SHA-256. Notebook 01 reads them and lists them.
+#
+# ### Instructor mode
+#
+# `instructor.ipynb` shows the step-through views (merge queue, pre-tokenizer, special tokens, streaming)
+# alone, in large type, with no code. `make present` (or `voila notebooks/instructor.ipynb`) serves it as a
+# page for a projector.

@@ -1,29 +1,18 @@
-# ---
-# jupyter:
-#   jupytext:
-#     formats: ipynb,twins//py:percent
-#     text_representation:
-#       extension: .py
-#       format_name: percent
-#       format_version: '1.3'
-#       jupytext_version: 1.19.6
-#   kernelspec:
-#     display_name: Python 3 (ipykernel)
-#     language: python
-#     name: python3
-# ---
-
 # %% [markdown]
 # # 01 · The tokenizer inside a GGUF file
 #
 # A GGUF file is three things in a row: a 24-byte header, a list of typed key/value pairs, and the tensors.
 # A model's tokenizer needs no tensor at all: it lives entirely in the key/value list, under the keys that
 # start with `tokenizer.ggml.`. So reading a tokenizer means reading that list, and a good reader never
-# touches the gigabytes that follow it.
+# touches the gigabytes that follow it. Here you take that list apart byte by byte, then write the reader.
 #
-# In this notebook you write that reader yourself, from the raw bytes. First the layout, byte by byte, on a
-# vocabulary small enough to see whole; then your reader, in your own package; then the 19 real
-# vocabularies that llama.cpp tests itself with.
+# After this notebook you can:
+#
+# - read a GGUF header and its key/value pairs byte by byte with Python's `struct`;
+# - say how each of the 13 value types is laid out, strings and arrays included;
+# - explain why every length and count read from a file is checked against the bytes left before it is used;
+# - write that reader in `mytok/metadata.py` and compare it with gguftok's on a real vocabulary;
+# - tell the 19 reference vocabularies apart by algorithm, pre-tokenizer, size and special tokens.
 
 # %%
 import struct
@@ -61,13 +50,12 @@ magic, version, tensor_count, kv_count = struct.unpack_from("<4sIQQ", tiny_bytes
 print(f"magic {magic!r}, version {version}, {tensor_count} tensors, {kv_count} key/value pairs")
 
 # %% [markdown]
-# Versions 2 and 3 share this layout (version 3 added big-endian files, which this workbook leaves aside);
-# version 1 used 32-bit counts and lengths, and llama.cpp no longer reads it.
+# Versions 2 and 3 share this layout, and they are the two you will read.
 #
 # ## One key/value pair
 #
-# The pairs follow the header one after the other, with nothing between them and no table of where they
-# start: to find the second pair, you must read the first. A pair is
+# The pairs follow the header one after the other, with no table of where they start: to find the second
+# pair, you must read the first. A pair is
 #
 # - the key, a **string**: its length in bytes (u64), then that many bytes of UTF-8, with no zero at the end;
 # - the **type code** of the value (u32);
@@ -110,16 +98,10 @@ for vt in ValueType:
     print(f"{vt.value:4d}  {vt.name.lower():8s}  {size:16s}  {fmt}")
 
 # %% [markdown]
-# A few things the table does not say:
-#
-# - **bool** is one byte. llama.cpp reads it as a signed byte and takes any non-zero value as true;
-#   `struct`'s `"?"` does the same and gives a Python `bool`.
-# - **array** (type 9) starts with the type code of its items (u32) and their number (u64); then come
-#   the items, one after the other, with nothing between them. Items of a fixed-size type take `count`
-#   times their size; items that are strings each carry their own length, so they must be read one by one.
-# - An array's items can themselves be arrays, each with its own item type and count. The format and
-#   `gguf`'s writer allow it; llama.cpp refuses such a key when it loads a model, and no tokenizer uses one.
-#   A reader of the format still reads them: it is the same reading, one level down.
+# A **bool** is one byte, true when it is not zero. An **array** (type 9) starts with the type code of its
+# items (u32) and their number (u64), then the items one after the other: `count` times their size for a
+# fixed-size type, while strings each carry their own length and must be read one by one. Items can even be
+# arrays, read the same way one level down.
 #
 # The vocabulary itself is the array `tokenizer.ggml.tokens`: item type 8 (string), nine items. Here is its
 # array header and its first two strings (the offset of the pair comes from gguftok's reader):
@@ -138,27 +120,13 @@ for _ in range(2):
     at += 8 + n
 
 # %% [markdown]
-# Token texts are decoded with `errors="surrogateescape"`. llama.cpp treats a token's text as raw bytes,
-# and the format does not require them to be valid UTF-8: a vocabulary may hold, say, the first half of a
-# character as a token of its own. With `surrogateescape` each byte that is not part of valid UTF-8 becomes
-# a stand-in character (U+DC80..U+DCFF), and `text.encode("utf-8", "surrogateescape")` gives the exact
-# bytes back; a plain `decode()` would raise instead.
-
-# %%
-half = b"\xf0\x9f"  # the first two of the four bytes of an emoji
-text = half.decode("utf-8", "surrogateescape")
-print(ascii(text), text.encode("utf-8", "surrogateescape") == half)
-
-# %% [markdown]
 # ## Lengths and counts come from the file
 #
-# Every length and count above was read from the file itself, and a damaged or hostile file can claim any
-# number, up to 2**64 - 1. A reader that trusts it either makes room for that many items first (and runs
-# out of memory) or loops that many times. The rule that protects it: before reading `count` items, check
-# that they can fit in the bytes that are left. Each item takes at least its size (8 bytes for a string,
-# its length; 12 for an array, its header), so a count larger than `bytes left // smallest size` is an
-# error, found at once. llama.cpp's own reader makes exactly this check (for strings, at least 8 bytes
-# each). Here is a small file whose one key claims an array of 2**62 strings:
+# Every length and count above was read from the file, and a damaged or hostile file can claim any number,
+# up to 2**64 - 1. A reader that trusts it makes room for that many items (and runs out of memory) or loops
+# that many times. The rule that protects it: each item takes at least its size (8 bytes for a string, 12
+# for an array), so a count larger than `bytes left // smallest size` is an error, found before the loop.
+# Here is a small file whose one key claims an array of 2**62 strings:
 
 # %%
 key = b"tokenizer.ggml.tokens"
@@ -170,22 +138,15 @@ except ValueError as e:
     print(f"{len(hostile)} bytes:", e)
 
 # %% [markdown]
-# The same holds for the number of pairs in the header, for a string's length (2**63 bytes in a 1 KB file),
-# and for a file cut short anywhere: each read first checks that its bytes are there, and raises
-# `ValueError` when they are not.
+# The same goes for the header's number of pairs, a string's length, and a file cut short anywhere: each read
+# first checks that its bytes are there.
 #
 # ## Now write your reader
 #
-# Open [`mytok/metadata.py`](mytok/metadata.py), your own package's first module, and write its three
-# functions, each on top of the one before:
-#
-# 1. `read_string(data, offset)`: one string and the offset after it;
-# 2. `read_value(data, offset, type_code)`: one value of any of the 13 types, arrays as lists;
-# 3. `read_metadata(data)`: the header, then every pair, as a `dict` in file order.
-#
-# Their exact statements and checks are in the **Exercises** section at the end of this notebook. Once
-# `read_metadata` is written, the cell below reads Qwen2's vocabulary with it (the sizes it prints first are
-# gguftok's) and compares every key with gguftok's reader. It reads your file again each time you run it.
+# Open [`mytok/metadata.py`](mytok/metadata.py), your package's first module, and write its three functions,
+# each on top of the one before: `read_string`, `read_value` and `read_metadata` (stated and checked in the
+# **Exercises** below). Once `read_metadata` is written, the cell below reads Qwen2's vocabulary with it and
+# compares every key with gguftok's reader.
 
 # %%
 qwen2_bytes = (vocab_dir() / "ggml-vocab-qwen2.gguf").read_bytes()
@@ -212,9 +173,9 @@ else:
 # %% [markdown]
 # ## What tiny-9 holds
 #
-# Here are the tokenizer keys of the small file with their GGUF types. `tokenizer.ggml.model = gpt2` selects
-# byte-level BPE, `tokenizer.ggml.pre = qwen2` the Qwen2 pre-tokenizer, and the end-of-sequence id is 0.
-# There is no `bos_token_id` and no `add_bos_token` key: llama.cpp then falls back on defaults (notebook 07).
+# The tokenizer keys of the small file, with their GGUF types. `tokenizer.ggml.model = gpt2` selects
+# byte-level BPE, `tokenizer.ggml.pre = qwen2` the Qwen2 pre-tokenizer; the end-of-sequence id is 0, and with
+# no `bos_token_id` key llama.cpp falls back on defaults (notebook 07).
 
 # %%
 metadata_table(tiny_md)
@@ -222,9 +183,8 @@ metadata_table(tiny_md)
 # %% [markdown]
 # A vocabulary is parallel arrays: token `i` has the text `tokens[i]` and the type `token_type[i]` (1 normal,
 # 3 control, 4 user-defined, ...). The merges say which two texts join, in priority order: `a b` first,
-# then `Ġ ab`, then `ab c`. Every merge produces a token of the list, but a token's id is not its merge rank
-# (`ab` is id 5 and rank 0). The last column shows the attributes llama.cpp ends up with after its load-time
-# rules: here they are just the types.
+# then `Ġ ab`, then `ab c`. A token's id is not its merge rank (`ab` is id 5 and rank 0). The last column is
+# the attributes llama.cpp derives when it loads the file: here just the types.
 
 # %%
 tiny = Tokenizer(tiny_md)
@@ -233,18 +193,17 @@ vocab_page(tiny)
 # %% [markdown]
 # ## The 19 real vocabularies
 #
-# `make lab` fetched them from the pinned llama-cpp-python 0.3.36 source distribution. One line each: the
-# algorithm (`gpt2` byte-level BPE, `llama` SentencePiece, `bert` WordPiece, `t5` Unigram, `gemma4` a BPE of
-# its own), the pre-tokenizer, the sizes, and the special ids and BOS rule as llama.cpp resolves them when it
-# loads the file (a `-` means none). Reading all 19 takes about a second.
+# llama.cpp tests itself with these, and `make lab` fetched them. One line each: the algorithm (`gpt2`
+# byte-level BPE, `llama` SentencePiece, `bert` WordPiece, `t5` Unigram, `gemma4` a BPE of its own), the
+# pre-tokenizer, the sizes, and the special ids and BOS rule as llama.cpp resolves them at load (`-`: none).
 
 # %%
 print(format_catalog(catalog()))
 
 # %% [markdown]
-# Token types tell the tokenizer what it may produce from plain text and what it must cut out first
-# (notebook 06). Most tokens are normal; SentencePiece vocabularies carry 256 byte tokens `<0x00>`..`<0xFF>`;
-# byte-level BPE needs none, because every byte already has a character of its own (notebook 02).
+# Token types say what plain text may produce and what must be cut out first (notebook 06). Most tokens are
+# normal; SentencePiece vocabularies carry 256 byte tokens `<0x00>`..`<0xFF>`; byte-level BPE needs none,
+# because every byte already has a character of its own (notebook 02).
 
 # %%
 counts = token_types_by_vocabulary()
@@ -256,10 +215,43 @@ from gguftok.viz.figures import token_type_chart  # noqa: E402
 token_type_chart(counts);
 
 # %% [markdown]
+# ## What the same sentence costs
+#
+# One sentence in ten languages, through five of these vocabularies (no BOS or EOS): its tokens, tokens per
+# character, and how many times the English count that is, in the same vocabulary.
+
+# %%
+from gguftok.viz.languages_view import SAMPLES, cost_figure, cost_numbers, cost_table  # noqa: E402
+
+five = {name: Tokenizer.from_gguf(vocab_dir() / f"ggml-vocab-{name}.gguf")
+        for name in ("gpt-2", "llama-spm", "llama-bpe", "qwen2", "gemma-4")}
+cost_table(five)
+
+# %% [markdown]
+# A model reads and writes at most a fixed number of tokens, its *context*, and a service charges per token:
+# a language that costs more tokens fits fewer words into a context, and costs more. How many times the
+# sentence fits into a context of 8,192 tokens:
+
+# %%
+CONTEXT = 8192
+tokens = cost_numbers(five)
+print(f"copies in {CONTEXT:,} tokens".ljust(22) + "".join(f"{lang:>9s}" for lang in SAMPLES))
+for name, row in tokens.items():
+    print(f"{name:22s}" + "".join(f"{CONTEXT // row[lang]:9d}" for lang in SAMPLES))
+
+# %% [markdown]
+# GPT-2's vocabulary, trained mostly on English, fits the English sentence 481 times but the Hindi one only
+# 99 times: it merged few pieces of Devanagari. Gemma 4's, with 262,144 tokens from many languages, spends no
+# more on any of them than on English.
+
+# %% tags=["nbval-ignore-output"]
+cost_figure(five, SAMPLES);
+
+# %% [markdown]
 # ## Browsing a vocabulary
 #
-# 151,936 tokens will not fit in a list you can scroll, let alone a drop-down. The browser below filters by
-# any part of a token's text (try `Ġtoken`, `<|`, or a Chinese character) and shows one page at a time.
+# Qwen2's 151,936 tokens will not fit in a list you can scroll. The browser below filters by any part of a
+# token's text (try `Ġtoken`, `<|`, or a Chinese character) and shows one page at a time.
 
 # %% tags=["nbval-ignore-output"]
 from gguftok.viz.widgets import vocab_browser  # noqa: E402
@@ -268,20 +260,10 @@ qwen2 = Tokenizer.from_gguf(vocab_dir() / "ggml-vocab-qwen2.gguf")
 vocab_browser(qwen2)
 
 # %% [markdown]
-# The same view without the widget (this is what the tests check):
+# The same view for one fixed filter, which shows even where no kernel runs the browser:
 
 # %%
 vocab_page(qwen2, "Ġtokeniz", per_page=10)
-
-# %% [markdown]
-# ## What you can now explain
-#
-# - Where a GGUF file keeps its tokenizer, and why reading it never needs the tensors.
-# - The layout, byte by byte: the 24-byte header, then pairs of a length-prefixed key, a type code and a
-#   value; the 13 value types, strings as a length and bytes, arrays as an item type, a count and the items.
-# - Why every length and count read from a file is checked against the bytes left before it is used.
-# - The parallel arrays `tokens` and `token_type`, and the ordered `merges` list.
-# - How the 19 reference vocabularies differ: algorithm, pre-tokenizer, size, special ids, BOS rule.
 
 # %% [markdown]
 # ## Exercises
@@ -313,7 +295,7 @@ from gguftok.exercises import check, rerun  # noqa: E402
 #   count comes from the file, and a damaged file can claim any number, up to 2**64 - 1.
 #
 # `struct.unpack_from("<Q", data, offset)` reads the count. The cases: the keys of `tiny-9.gguf` and of
-# five real vocabularies, random strings (some not valid UTF-8, some cut short), and absurd counts.
+# five real vocabularies, random strings (some not valid UTF-8, some cut short), absurd counts.
 #
 # Write it in [`mytok/metadata.py`](mytok/metadata.py).
 
@@ -337,9 +319,9 @@ check("01.read_string")
 #   can claim up to 2**64 - 1 items: compare the count with the bytes left (each item takes at least
 #   its size, 8 bytes for a string, 12 for an array) **before** looping or making room for the items.
 #
-# The cases: values of every type between random bytes, arrays of every item type, nested arrays, values
-# cut short, absurd counts, unknown types, and the small values of five real vocabularies. Then the
-# check measures what your reader allocates on an array that claims 10,000,000 items in 40 bytes.
+# The cases: every type between random bytes, arrays of every item type, nested arrays, values cut
+# short, absurd counts, unknown types, the small values of five real vocabularies; then what your reader
+# allocates for an array that claims ten million items in 40 bytes.
 #
 # Write it in [`mytok/metadata.py`](mytok/metadata.py).
 
@@ -360,15 +342,105 @@ check("01.read_value")
 # 3. The number of pairs comes from the file too: a count larger than the pairs there are must end in a
 #    `ValueError`, never in a long loop or a huge allocation.
 #
-# The tensors that follow the pairs are not read. The cases: every file of `data/synthetic` and every
-# vocabulary of `data/vocab`, key by key (the first case of a file is its list of keys; an array of
-# more than 1,000 items is compared in the check, which shows the first item that differs); random
-# files with every type; and damaged copies (cut short anywhere; absurd versions, counts and lengths;
-# unknown types). A small file's answer is shown as its list of `(key, value)` pairs. A NaN agrees
-# with a NaN. Reading the 19 vocabularies should take a few seconds in all: a file that takes your reader
-# more than 2 s + 1 s per MB stops the check (something reads the whole data again at every string).
+# The tensors that follow the pairs are not read. The cases: every file of `data/synthetic` and
+# `data/vocab`, key by key (a long array shows its first item that differs); random files with every
+# type; damaged copies (cut short, absurd versions, counts and lengths, unknown types). A NaN agrees
+# with a NaN. A file that takes your reader more than 2 s + 1 s per MB stops the check: something
+# reads the whole data again at every string.
 #
 # Write it in [`mytok/metadata.py`](mytok/metadata.py).
 
 # %%
 check("01.read_metadata")
+
+# %% [markdown]
+# ## Recap
+#
+# - A GGUF file's tokenizer is in its key/value pairs, under `tokenizer.ggml.*`, before any tensor.
+# - A 24-byte header (magic, version, tensor count, pair count), then pairs of a length-prefixed key, a u32
+#   type code and a value; every number little-endian.
+# - Of the 13 value types, eleven have a fixed size; a string is a u64 length and its bytes; an array is an
+#   item type, a count and the items, which may be strings or arrays themselves.
+# - Every length and count comes from the file, so each is checked against the bytes left before it is used.
+# - A vocabulary is the parallel arrays `tokens` and `token_type`, plus the ordered `merges`.
+
+# %% [markdown]
+# ## Self-check
+#
+# 1. Why can a reader not jump straight to the tenth key/value pair?
+#    <details><summary>Answer</summary>Nothing says where a pair starts, and each pair's size depends on its
+#    key and its value: the only way to the tenth is through the nine before it.</details>
+# 2. A 69-byte file claims an array of 2**62 strings. What should a reader do, and when?
+#    <details><summary>Answer</summary>Raise at once, before any loop or allocation: each string takes at
+#    least 8 bytes, so the bytes left hold at most a handful.</details>
+# 3. Why decode token texts with `errors="surrogateescape"` instead of plain UTF-8?
+#    <details><summary>Answer</summary>A token can be part of a character, which is not valid UTF-8: a plain
+#    decode raises, <code>surrogateescape</code> keeps the bytes and gives them back exactly.</details>
+# 4. In tiny-9, `ab` is token 5 and merge rank 0. What is each number the position of?
+#    <details><summary>Answer</summary>The id is its position in <code>tokenizer.ggml.tokens</code>, the rank
+#    that of <code>a b</code> in <code>tokenizer.ggml.merges</code>.</details>
+# 5. Qwen2's `tokenizer.ggml.model` is `gpt2`. Is Qwen2 a GPT-2 model?
+#    <details><summary>Answer</summary>No: <code>gpt2</code> names the algorithm, byte-level BPE, which many
+#    models share; <code>tokenizer.ggml.pre</code> and <code>general.architecture</code> say which.</details>
+
+# %% [markdown] jp-MarkdownHeadingCollapsed=true
+# ## Going deeper
+
+# %% [markdown]
+# ### Token texts that are not UTF-8
+#
+# llama.cpp treats a token's text as raw bytes, and a vocabulary may hold, say, the first half of a character
+# as a token of its own, which is not valid UTF-8. Decoded with `errors="surrogateescape"`, each such byte
+# becomes a stand-in character (U+DC80..U+DCFF), and `text.encode("utf-8", "surrogateescape")` gives the exact
+# bytes back; a plain `decode()` would raise:
+
+# %%
+half = b"\xf0\x9f"  # the first two of the four bytes of an emoji
+text = half.decode("utf-8", "surrogateescape")
+print(ascii(text), text.encode("utf-8", "surrogateescape") == half)
+
+# %% [markdown]
+# ### Versions and byte order
+#
+# Version 1 of the format used 32-bit counts and lengths, and llama.cpp no longer reads it. Versions 2 and 3
+# share the layout above; version 3 added big-endian files, for big-endian machines. Nothing in such a file
+# says "big-endian": its version field, read little-endian, is a number whose low 16 bits are zero
+# (`00 00 00 03` reads as `0x03000000`), and that is how gguftok's reader recognizes one and switches to
+# `">"` formats. Your reader only needs versions 2 and 3 in little-endian, which is every file you will meet.
+#
+# ### Arrays of arrays
+#
+# An array's items can themselves be arrays, each with its own item type and count. The format and `gguf`'s
+# writer allow it, and a reader of the format reads them; llama.cpp refuses such a key when it loads a
+# model, and no tokenizer uses one. gguftok's reader stops at a nesting depth of 16, so a file cannot make
+# it recurse without end.
+#
+# ### How llama.cpp guards its reads
+#
+# llama.cpp's own GGUF reader (`ggml/src/gguf.cpp`) makes the check of this notebook: before it reads the
+# items of an array it compares their number with the bytes left, counting at least 8 bytes for each string.
+# gguftok does the same for every count, and for the header's number of pairs too: a pair takes at least 14
+# bytes (an 8-byte key length, a 1-byte key, a 4-byte type code and a 1-byte value), so a header that claims
+# more pairs than `bytes left // 14` is refused before the first is read. Both refuse a key that appears
+# twice. gguftok's errors name the key and the offset where the reading stopped.
+#
+# ### Where the 19 vocabularies come from
+#
+# They are the `ggml-vocab-*.gguf` files of llama.cpp's own tests, taken from the source distribution of
+# llama-cpp-python 0.3.36 (which bundles llama.cpp), whose SHA-256 is pinned in `gguftok/data.py`; each file
+# extracted from it is checked against its SHA-256 in `data/manifest.json`. They are vocabulary-only files:
+# the tokenizer keys and a few others, no tensors.
+#
+# ### Reading fast
+#
+# gguftok memory-maps a file given as a path, so only the pages that hold the key/value pairs are ever read
+# from disk, even for a model of many gigabytes. And it reads a long array of strings in a few NumPy passes
+# instead of one `struct` call per string. The trick: a string shorter than 256 bytes (nearly every token
+# and merge) has a length field of one small byte and seven zero bytes, so every offset where eight bytes
+# read as a number below 256 is a candidate start; a chain of candidates in which each one starts where the
+# string before it ends is a chain of real strings. All the strings found are then decoded in a single call
+# (`gguftok/metadata.py`, `string_array_bulk`, says why that is exact, and falls back on the plain loop
+# where it is not). That is the difference between a fraction of a second for Qwen2's 151,936 tokens and
+# 151,387 merges and the many seconds of `gguf.GGUFReader`, which builds a NumPy view per string. A plain
+# reader like yours is in between, and fast enough: its check allows it a generous time per megabyte. With
+# gguftok's reader, the catalog above reads all 19 files in a second or two.

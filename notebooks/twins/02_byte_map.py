@@ -16,21 +16,20 @@
 # %% [markdown]
 # # 02 · Why a byte-level vocabulary writes a space as `Ġ`
 #
-# Byte-level BPE never looks at characters: it cuts and merges **bytes**, the UTF-8 encoding of the text.
-# That is what lets it handle any language and any emoji with a fixed alphabet of 256 symbols. But a GGUF
-# file keeps each token as a *string* in `tokenizer.ggml.tokens`, and many bytes make poor string
-# characters: the space and the newline are invisible, byte 0 ends C strings, and the bytes 0x80..0xFF are
-# not characters at all on their own in UTF-8.
+# Byte-level BPE never looks at characters: it cuts and merges **bytes**, the UTF-8 encoding of the text,
+# which lets it handle any language and any emoji with a fixed alphabet of 256 symbols. But a GGUF file keeps
+# each token as a *string*, and many bytes make poor string characters: the space and the newline are
+# invisible, byte 0 ends C strings, and the bytes 0x80..0xFF are not characters at all on their own. GPT-2
+# solved this with a fixed table that gives each of the 256 bytes one **visible** character, and every
+# byte-level vocabulary (GPT-2, Llama 3, Qwen2, StarCoder, ...) stores its tokens through it. gguftok's copy
+# is `gguftok.bytemap`; you write your own in `mytok/bytemap.py`.
 #
-# GPT-2 solved this with a fixed table that gives each of the 256 bytes one **visible** character. Every
-# byte-level vocabulary (GPT-2, Llama 3, Qwen2, StarCoder, ...) stores its tokens through that table. This
-# notebook shows the table, then uses it to read five real Qwen2 tokens, and ends with the case that
-# trips up every first tokenizer: a character whose bytes are spread over several tokens.
+# After this notebook you can:
 #
-# You build the table and both directions through it yourself, in your package's second module,
-# `mytok/bytemap.py`. gguftok's own are in `gguftok.bytemap` (the table `BYTE_TO_CHAR` and its inverse
-# `CHAR_TO_BYTE`, and the two directions, `bytes_to_text` and `text_to_bytes`): this notebook uses them to
-# show the table, and compares yours with them.
+# - build GPT-2's byte-to-character table from its rule, and its inverse;
+# - turn bytes into a vocabulary's text and a stored token back into its bytes;
+# - read a stored token such as `ä¸ĸçķĮ` as the bytes it stands for;
+# - explain why a token may hold half a character, and what that means for decoding.
 
 # %%
 from gguftok import Tokenizer
@@ -62,7 +61,7 @@ qwen2 = Tokenizer.from_gguf(vocab_dir() / "ggml-vocab-qwen2.gguf")
 # That gives two groups, and their sizes:
 
 # %%
-print(len(SELF_MAPPED), "bytes keep their own character,", len(SHIFTED), "are moved")
+print(len(BYTE_TO_CHAR), "byte values:", len(SELF_MAPPED), "keep their own character,", len(SHIFTED), "are moved")
 
 # %% [markdown]
 # The moved group is exactly the bytes that are invisible or awkward in text: the 32 control bytes
@@ -88,30 +87,20 @@ for name, b in [("space", 0x20), ("newline", 0x0A), ("tab", 0x09)]:
 byte_grid()
 
 # %% [markdown]
-# Reading the rows: rows `0_` and `1_` are all moved (control bytes), row `2_` starts with the moved space,
-# rows `3_` to `7_` are ASCII and keep themselves except DEL at `7f`, rows `8_` and `9_` are all moved, and
-# from `a0` on only the no-break space and the soft hyphen move.
+# Rows `0_` and `1_` are all moved (control bytes), row `2_` starts with the moved space, rows `3_` to `7_`
+# are ASCII and keep themselves except DEL at `7f`, rows `8_` and `9_` are all moved, and from `a0` on only
+# the no-break space and the soft hyphen move.
 #
 # The upper half (0x80..0xFF) deserves a second look. In UTF-8 these bytes never stand alone: they are
 # the lead and continuation bytes of multi-byte characters. `ä` in a vocabulary string does not mean the
 # letter ä. It only means byte 0xE4, and the table borrows Latin-1's picture of it.
 #
-# The picture below plots the same table as byte value against code point. Kept bytes sit on the diagonal;
-# moved bytes are stacked just above U+00FF in byte order, in four runs that match the four gaps in the
-# diagonal.
-
-# %% tags=["nbval-ignore-output"]
-from gguftok.viz.bytemap_view import byte_map_figure  # noqa: E402
-
-byte_map_figure();
-
-# %% [markdown]
 # ## Both directions
 #
 # A tokenizer uses the table twice. Before looking a piece of text up, it turns the text's UTF-8 bytes
 # into table characters (`bytes_to_text`); that string is what `tokenizer.ggml.tokens` contains. When
-# decoding, it turns a token's stored string back into bytes (`text_to_bytes`). The lesson's two
-# encodings, with the Qwen2 id that the first string finds:
+# decoding, it turns a token's stored string back into bytes (`text_to_bytes`). Two encodings, with the
+# Qwen2 id that the first string finds:
 
 # %%
 world, tab = bytes_to_text(" world".encode("utf-8")), bytes_to_text(b"\t")
@@ -120,15 +109,10 @@ print(repr(world), "-> id", qwen2.token_id(world), "|", repr(tab))
 # %% [markdown]
 # ## Now write yours
 #
-# Open [`mytok/bytemap.py`](mytok/bytemap.py) and write its four functions:
-#
-# 1. `bytes_to_unicode()`: the table, a `dict` from each byte 0..255 to its character, built from the rule;
-# 2. `unicode_to_bytes()`: its inverse, from each of the 256 characters to its byte;
-# 3. `encode_bytes(data)`: bytes to the vocabulary's text, one character per byte;
-# 4. `decode_token(text)`: a stored token back to its bytes (`KeyError` for a character outside the table).
-#
-# Their statements and checks are in the **Exercises** section at the end of this notebook. The cell below
-# compares your functions with gguftok's on the two tables and on the encodings above, reading your file
+# Open [`mytok/bytemap.py`](mytok/bytemap.py) and write its four functions: `bytes_to_unicode()` (the table,
+# from the rule), `unicode_to_bytes()` (its inverse), `encode_bytes(data)` (bytes to the vocabulary's text)
+# and `decode_token(text)` (a stored token back to its bytes). The **Exercises** below state and check them.
+# The cell below compares yours with gguftok's on the two tables and the encodings above, reading your file
 # again each time you run it.
 
 # %%
@@ -167,15 +151,13 @@ print("decode_token('ä¸ĸçķĮ'):    ", repr(yours("decode_token", "ä¸ĸç�
 # %% [markdown]
 # ## Five real Qwen2 tokens
 #
-# The lesson decodes five entries of the Qwen2 vocabulary (`ggml-vocab-qwen2.gguf`). The view takes only
-# each id's stored string from the file and turns it into bytes with the table alone; the last column
-# counts how many of those bytes needed a moved character. The ids, strings and bytes below are computed
-# here and are the same as the lesson's; only the display differs (the space and the newline are drawn
-# as `␣` and `↵` instead of a leading blank and `\n`).
+# Five entries of the Qwen2 vocabulary (`ggml-vocab-qwen2.gguf`). The view takes only each id's stored
+# string from the file and turns it into bytes with the table alone; the last column counts how many of
+# those bytes needed a moved character (the space and the newline are drawn as `␣` and `↵`).
 
 # %%
-LESSON_IDS = [1879, 198, 90316, 99489, 9707]
-vocab_entries_view(qwen2, LESSON_IDS)
+FIVE = [1879, 198, 90316, 99489, 9707]
+vocab_entries_view(qwen2, FIVE)
 
 # %% [markdown]
 # What each line says:
@@ -187,18 +169,16 @@ vocab_entries_view(qwen2, LESSON_IDS)
 # - `ä¸ĸçķĮ` is the six bytes of 世界. It looks like Latin-1 noise because every byte became one character.
 # - `Hello` is ASCII and needs no moved character at all.
 #
-# Does the table alone really decode a token the way llama.cpp does? For these five ids, compare with
-# `token_to_piece` (our port of `llama_token_to_piece`); then do the same for every token of type normal
-# in the vocabulary. (One of Qwen2's "normal" tokens, `</s>` id 128247, is promoted by llama.cpp to an
-# end-of-generation control token that prints nothing by default; the check asks for special tokens'
-# text so that it compares the stored bytes. Notebook 07 explains that promotion.)
+# Does the table alone decode a token the way llama.cpp does? For these five ids, compare with
+# `token_to_piece` (gguftok's port of `llama_token_to_piece`); then do the same for every token of type
+# normal in the vocabulary:
 
 # %%
-print([qwen2.token_to_piece(i) == text_to_bytes(qwen2.token_text(i)) for i in LESSON_IDS])
+print([qwen2.token_to_piece(i) == text_to_bytes(qwen2.token_text(i)) for i in FIVE])
 print("normal tokens checked, and agreeing:", vocab_roundtrip(qwen2))
 
 # %% [markdown]
-# And the full tokenizer finds the lesson's ids from plain text (no BOS: Qwen2 does not add one):
+# And the full tokenizer finds two of these ids from plain text (no BOS: Qwen2 does not add one):
 
 # %%
 qwen2.encode("Hello world")
@@ -206,10 +186,10 @@ qwen2.encode("Hello world")
 # %% [markdown]
 # ## A character cut in two
 #
-# A byte-level vocabulary is free to cut *inside* a character. The lesson decodes the string `ðŁ` on its
-# own: two table characters, bytes f0 9f, the first half of a four-byte emoji. Those two bytes are not
-# valid UTF-8, so a decoder that must produce text right away can only emit the replacement character
-# U+FFFD. This is not a made-up string: `ðŁ` is a real Qwen2 token.
+# A byte-level vocabulary is free to cut *inside* a character. Take the string `ðŁ` on its own: two table
+# characters, bytes f0 9f, the first half of a four-byte emoji. Those two bytes are not valid UTF-8, so a
+# decoder that must produce text right away can only emit the replacement character U+FFFD. This is not a
+# made-up string: `ðŁ` is a real Qwen2 token.
 
 # %%
 half = text_to_bytes("ðŁ")
@@ -221,7 +201,7 @@ print(half.hex(" "), ascii(half.decode("utf-8", errors="replace")), "id", qwen2.
 # three tokens, the first of which is that very `ðŁ`. The chips keep the three tokens in one dashed frame
 # because only together do they make a character. Below them, `Tokenizer.decode_stream` decodes token by
 # token the right way: it prints nothing while it holds an unfinished character, and the whole emoji as
-# soon as the last byte arrives. No U+FFFD appears anywhere.
+# soon as the last byte arrives.
 
 # %%
 split_character_view(qwen2, "🫠 melts")
@@ -247,52 +227,10 @@ from gguftok.viz.bytemap_view import byte_inspector  # noqa: E402
 byte_inspector(qwen2)
 
 # %% [markdown]
-# The same view with a fixed text (this is what the tests check):
+# The same view for one fixed text, which shows even where no kernel runs the widget:
 
 # %%
 text_bytes_view(qwen2, "Hi 😀\n世界\t")
-
-# %% [markdown]
-# ## Which bytes a real vocabulary uses
-#
-# The moved characters are not only about whitespace. For each byte value, the figure below counts the
-# Qwen2 tokens of type normal whose bytes contain it (log scale; moved bytes hatched). Three things stand
-# out, and the printed counts give their exact values:
-#
-# - The space is in about a third of all tokens, because most word tokens start with one.
-# - The shaded block 0x80..0xBF holds the UTF-8 continuation bytes, which every non-ASCII character
-#   carries. A good half of it (0x80..0xA0) is moved, which is why Chinese, Cyrillic or emoji tokens are
-#   full of `Ģ`..`ł`.
-# - Some bytes are in exactly one token, their own single-byte token: 0xC0, 0xC1 and 0xF5..0xFF can never
-#   occur in valid UTF-8, and the digits 0x30..0x39 never merge with anything, because Qwen2's
-#   pre-tokenizer cuts every digit off on its own (notebook 04).
-
-# %%
-from gguftok.viz.bytemap_view import byte_usage  # noqa: E402
-
-usage = byte_usage(qwen2)
-print({f"0x{b:02x}": usage[b] for b in (0x20, 0x0A, 0x09, 0x80, 0x30, 0xC0, 0xF5, 0xFF)})
-
-# %% tags=["nbval-ignore-output"]
-from gguftok.viz.bytemap_view import byte_usage_figure  # noqa: E402
-
-byte_usage_figure(usage);
-
-# %% [markdown]
-# ## What you can now explain
-#
-# - Why byte-level BPE needs a byte-to-character table at all: tokens are bytes, but GGUF stores strings.
-# - How to build the table from its rule, and its inverse, and how to go both ways through them: bytes to
-#   a vocabulary's text, a stored token back to its bytes.
-# - The rule: 188 bytes (printable ASCII and Latin-1) keep their character, the other 68 move to U+0100..U+0143
-#   in byte order, so space is `Ġ` (U+0120), newline `Ċ` (U+010A), tab `ĉ` (U+0109).
-# - Why `ä¸ĸçķĮ` is 世界: each character of a stored token is one byte, and the bytes, not the characters,
-#   carry the meaning.
-# - That the table alone decodes every normal token of Qwen2 exactly as llama.cpp does, and that
-#   encoding looks up `bytes_to_text(...)` strings (`Ġworld` is id 1879).
-# - Why a token may hold half a character (`ðŁ` is bytes f0 9f), and why decoding must therefore collect
-#   bytes across tokens before it makes text: a streamed decoder holds incomplete bytes instead of
-#   printing U+FFFD (notebook 08 builds one).
 
 # %% [markdown]
 # ## Exercises
@@ -365,7 +303,7 @@ check("02.encode_bytes")
 # Write `decode_token(text)` that returns those bytes, with your inverse table. A character that is not
 # in the table cannot come from a byte: raise `KeyError` for it (a dict lookup does).
 #
-# The cases: the lesson's five tokens and `ðŁ`, each of the 256 table characters, random tokens, a few
+# The cases: this notebook's five tokens and `ðŁ`, each of the 256 table characters, random tokens, a few
 # texts with characters outside the table, and 150 normal tokens of Qwen2, against
 # `gguftok.bytemap.text_to_bytes`.
 #
@@ -373,3 +311,103 @@ check("02.encode_bytes")
 
 # %%
 check("02.decode_token")
+
+# %% [markdown]
+# ## Recap
+#
+# - Byte-level BPE works on bytes, but GGUF stores tokens as strings: GPT-2's table gives each byte one
+#   visible character.
+# - 188 bytes (printable ASCII and Latin-1) keep their own character; the other 68 move to U+0100 and up,
+#   in byte order: space `Ġ`, newline `Ċ`, tab `ĉ`.
+# - Encoding looks up `bytes_to_text(...)` strings (`Ġworld` is id 1879); decoding turns each stored
+#   character back into its byte, and for every normal Qwen2 token the table alone gives llama.cpp's bytes.
+# - `ä¸ĸçķĮ` is 世界: each character of a stored token is one byte, and the bytes carry the meaning.
+# - A token may hold half a character (`ðŁ` is f0 9f), so a decoder must collect bytes across tokens before
+#   it makes text (notebook 08 builds one).
+
+# %% [markdown]
+# ## Self-check
+#
+# 1. Which character stands for byte 0x41 (`A`), and which for byte 0x0A?
+#    <details><summary>Answer</summary><code>A</code> itself: printable ASCII keeps its character. 0x0A, the
+#    newline, is moved: U+010A <code>Ċ</code> (0x0A + 256).</details>
+# 2. Why does a stored token read as `Ã©` mean `é`?
+#    <details><summary>Answer</summary><code>é</code> is the two UTF-8 bytes c3 a9, and both keep their
+#    Latin-1 pictures, <code>Ã</code> and <code>©</code>. Read as bytes, they are <code>é</code>.</details>
+# 3. Is `Ġ` a character a user could type and still get the space's token?
+#    <details><summary>Answer</summary>No. Typed, <code>Ġ</code> is the character U+0120, whose UTF-8 bytes c4
+#    a0 are spelled <code>Ä</code> and <code>ł</code>: other tokens. Only the byte 0x20 is written
+#    <code>Ġ</code> in the vocabulary.</details>
+# 4. A loop prints each token's text as soon as it arrives, decoded with `errors="replace"`. What goes wrong
+#    with 🫠 in Qwen2?
+#    <details><summary>Answer</summary>Its four bytes come in three tokens; the first two hold incomplete
+#    UTF-8 and print U+FFFD. The decoder must hold the bytes until the character is whole.</details>
+
+# %% [markdown] jp-MarkdownHeadingCollapsed=true
+# ## Going deeper
+#
+# ### The table as a picture
+#
+# The figure plots the same table as byte value against code point. Kept bytes sit on the diagonal; moved
+# bytes are stacked just above U+00FF in byte order, in four runs that match the four gaps in the diagonal.
+
+# %% tags=["nbval-ignore-output"]
+from gguftok.viz.bytemap_view import byte_map_figure  # noqa: E402
+
+byte_map_figure();
+
+# %% [markdown]
+# ### Which bytes Qwen2's tokens use
+#
+# The moved characters are not only about whitespace. For each byte value, the figure below counts the
+# Qwen2 tokens of type normal whose bytes contain it (log scale; moved bytes hatched). Three things stand
+# out, and the printed counts give their exact values:
+#
+# - The space is in about a third of all tokens, because most word tokens start with one.
+# - The shaded block 0x80..0xBF holds the UTF-8 continuation bytes, which every non-ASCII character
+#   carries. A good half of it (0x80..0xA0) is moved, which is why Chinese, Cyrillic or emoji tokens are
+#   full of `Ģ`..`ł`.
+# - Some bytes are in exactly one token, their own single-byte token: 0xC0, 0xC1 and 0xF5..0xFF can never
+#   occur in valid UTF-8, and the digits 0x30..0x39 never merge with anything, because Qwen2's
+#   pre-tokenizer cuts every digit off on its own (notebook 04).
+
+# %%
+from gguftok.viz.bytemap_view import byte_usage  # noqa: E402
+
+usage = byte_usage(qwen2)
+print({f"0x{b:02x}": usage[b] for b in (0x20, 0x0A, 0x09, 0x80, 0x30, 0xC0, 0xF5, 0xFF)})
+
+# %% tags=["nbval-ignore-output"]
+from gguftok.viz.bytemap_view import byte_usage_figure  # noqa: E402
+
+byte_usage_figure(usage);
+
+# %% [markdown]
+# ### A normal token that prints nothing
+#
+# The check of every normal token above asks `token_to_piece` for special tokens' text too. Without that,
+# one of Qwen2's tokens would seem to disagree: `</s>` is stored as a normal token, but when llama.cpp loads
+# the vocabulary it adds it to the end-of-generation set, and gives it the control attribute, so by default
+# it prints nothing (notebook 07 explains that promotion). The last column is the attributes after loading:
+
+# %%
+from gguftok.viz.vocab import vocab_page  # noqa: E402
+
+print(vocab_page(qwen2, "</s>").text)
+print(qwen2.token_to_piece(128247), qwen2.token_to_piece(128247, special=True))
+
+# %% [markdown]
+# ### The table in llama.cpp
+#
+# llama.cpp builds the same table in `src/unicode.cpp` (`unicode_byte_to_utf8_map`, and its inverse
+# `unicode_utf8_to_byte_map`), with the same three ranges. Decoding a byte-level token is
+# `llama_decode_text` in `src/llama-vocab.cpp`: each code point of the stored text is looked up in the
+# inverse map. A character outside the table does not raise there: it is written out as
+# `[UNK_BYTE_0x` + its UTF-8 bytes in hex + the whole token text + `]`, and gguftok's `token_to_piece` does
+# the same. Your `decode_token` raises `KeyError` instead, which is the honest answer for a vocabulary.
+#
+# ### Spelling a text in one call
+#
+# `bytes_to_text` builds the string a character at a time. Encoding long texts, gguftok uses
+# `gguftok.bytemap.spell_text` instead: the table, written as one string of 256 characters, is exactly a
+# table for Python's `codecs.charmap_decode`, which maps every byte of a text in a single C call.

@@ -16,27 +16,28 @@
 # %% [markdown]
 # # 04 · Pre-tokenizers: cutting text into words before any merge
 #
-# Merges (notebook 03) join neighbouring symbols. Let them loose on a whole paragraph and one would soon
-# glue the last letters of a word to the first letters of the next, or a digit to the word in front of it.
-# So byte-level BPE never sees a paragraph: a **pre-tokenizer** first cuts the text into short pieces
-# ("words"), and every merge happens inside one piece. Token boundaries are therefore always a refinement of
-# the piece boundaries. Whatever rule the model was trained with, the tokenizer must cut exactly the same
-# way, or the ids change.
+# Merges (notebook 03) join neighbouring symbols. Let loose on a whole paragraph, they would glue the end of
+# one word to the start of the next. So byte-level BPE never sees a paragraph: a **pre-tokenizer** first cuts
+# the text into short pieces ("words"), and every merge happens inside one piece. The rule is named in the
+# GGUF file by `tokenizer.ggml.pre` (`qwen2`, `llama-bpe`, ...), and llama.cpp maps each such string to a
+# list of regular expressions. Cut differently from the model's training, and the ids change.
+# `gguftok.pretokenize` carries the tables of the pinned llama.cpp (inside llama-cpp-python 0.3.36).
 #
-# The rule is named in the GGUF file by the string `tokenizer.ggml.pre` (`qwen2`, `llama-bpe`, `gpt-2`, ...).
-# llama.cpp maps each of the strings it knows to a *pre-type* and each pre-type to a list of regular
-# expressions, applied one after the other. `gguftok.pretokenize` carries those tables, read out of the
-# pinned llama.cpp source (the one inside llama-cpp-python 0.3.36), and reproduces how llama.cpp runs them.
+# After this notebook you can:
 #
-# In this notebook you write the pre-tokenizer of your own tokenizer: the function that applies a list of
-# regexes as llama.cpp does, and GPT-2's, Llama 3's and Qwen2's patterns, alternative by alternative.
+# - apply a list of regexes to a text the way llama.cpp does, and write that function yourself;
+# - read GPT-2's, Llama 3's and Qwen2's patterns alternative by alternative, and write them;
+# - explain how each vocabulary cuts numbers, and why that matters for arithmetic;
+# - find the rule of any GGUF file from its `tokenizer.ggml.pre`.
 
 # %%
 import regex
 
+from gguftok import Tokenizer
 from gguftok.data import vocab_dir
 from gguftok.pretokenize import pre_tokenizer_config
 from gguftok.pretokenize.unicode import WHITESPACE_SET
+from gguftok.viz.numbers_view import digit_split, numbers_view
 from gguftok.viz.pretokenize_view import (
     LESSON_LINE,
     alternatives_view,
@@ -62,32 +63,22 @@ VOCAB = vocab_dir()
 # %% [markdown]
 # ## One line, three pre-tokenizers
 #
-# The lesson this notebook follows cuts one line with three rules and counts the pieces: **18** for Qwen2,
-# **14** for Llama 3 (pre string `llama-bpe`) and **12** for GPT-2. The line packs in a contraction written
-# in capitals (`We'LL`), a five-digit number, two newlines, two spaces of indentation and a bit of code.
-# Below, every chip is one piece; `␣` is a space and `↵` a newline, and hovering a chip shows the piece in
-# the form the vocabulary stores it (`Ġ` for a space byte, notebook 02). These splits and counts are computed
-# here by `gguftok`; the counts match the lesson's 18, 14 and 12, and so do the pieces, one by one.
+# A line with a contraction in capitals (`We'LL`), a five-digit number, two newlines, two spaces of indentation
+# and a bit of code. Every chip is one piece (`␣` a space, `↵` a newline); hovering a chip shows the piece as
+# the vocabulary stores it (`Ġ` for a space byte, notebook 02).
 
 # %%
 compare_splits(["qwen2", "llama-bpe", "gpt-2"], LESSON_LINE)
 
 # %% [markdown]
-# Reading the three rows against each other:
+# 18 pieces for Qwen2, 14 for Llama 3 (pre string `llama-bpe`), 12 for GPT-2:
 #
-# - **Digits.** Qwen2's rule takes one digit at a time (`\p{N}`), so `12345` costs five pieces and `42` two.
-#   Llama 3 allows up to three (`\p{N}{1,3}`), reading left to right: `123` then `45`. GPT-2 takes the whole
-#   run and the space before it: `␣12345`. Cutting digits small makes arithmetic look the same to the model
-#   whatever the number, at the price of longer prompts.
-# - **Contractions.** Qwen2's and Llama 3's rules recognise `'ll` in any case, so `'LL` is one piece. GPT-2's
-#   list (`'s|'t|'re|'ve|'m|'ll|'d`) is lower-case only: `'` and `LL` come apart.
-# - **Whitespace.** Before `int` there are two spaces. The rule `\s+(?!\S)` takes a run of spaces but stops
-#   one short of a non-space, so the last space stays with the word: `␣` and `␣int`. Qwen2 and Llama 3 also
-#   have newline-aware alternatives, so the two newlines stand alone (`↵↵`); GPT-2 has none, and its
-#   whitespace rule swallows the newlines together with the first space (`↵↵␣`).
-#
-# The rest of this notebook takes those three rules apart, one alternative at a time, until you can write
-# them yourself.
+# - **Digits.** Qwen2 takes one digit at a time; Llama 3 up to three, left to right (`123`, `45`); GPT-2 the
+#   whole run with the space before it (`␣12345`).
+# - **Contractions.** Qwen2 and Llama 3 take `'LL` whole; GPT-2 knows only lower case, so `'` and `LL` part.
+# - **Whitespace.** The rule `\s+(?!\S)` takes a run of spaces but stops one short of a non-space, so the
+#   last space stays with the word: `␣` and `␣int`. Qwen2 and Llama 3 keep the newlines apart (`↵↵`); GPT-2
+#   swallows them with the first space (`↵↵␣`).
 
 # %% [markdown]
 # ## How a list of regexes cuts a text
@@ -95,34 +86,30 @@ compare_splits(["qwen2", "llama-bpe", "gpt-2"], LESSON_LINE)
 # A pre-type is a *list* of regexes, and llama.cpp (`unicode_regex_split` in its `unicode.cpp`) applies it
 # like this:
 #
-# 1. The text starts as one piece. The first regex cuts it; then each next regex cuts **every piece** the
-#    previous ones left, and never joins anything back.
+# 1. The text starts as one piece. The first regex cuts it; each next regex cuts **every piece** the previous
+#    ones left, and never joins anything back.
 # 2. A regex cuts a piece at the edges of its matches: each match is a piece, and so is the text **between**
-#    two matches (or before the first, or after the last). Nothing is thrown away: the pieces always join
-#    back to the text.
+#    two matches (or before the first, or after the last). Nothing is thrown away.
 # 3. Each piece is searched **on its own**: a match never reaches past the piece's end, and a lookahead such
-#    as `(?!\S)` sees the end of the piece there, not the text that follows it.
-# 4. A match of **no characters** (a pattern made only of a lookahead can match like that) cuts where it is,
-#    and makes no piece.
+#    as `(?!\S)` sees the end of the piece there.
+# 4. A match of **no characters** (a lookahead alone can match like that) cuts where it is, and makes no piece.
 #
-# StarCoder's list shows rules 1 and 2: first every number alone (`\p{N}`), then GPT-2's pattern on the
-# pieces left. The first regex leaves `x=` and `;␣it's␣` between its matches; the second cuts those further.
+# StarCoder's list shows rules 1 and 2: every number alone (`\p{N}`), then GPT-2's pattern on the pieces
+# left, such as `x=` and `;␣it's␣`.
 
 # %%
 list_view(pre_tokenizer_config("starcoder").regexes, "x=42; it's 2026")
 
 # %% [markdown]
-# Rule 3 on a small list: `\d` first, then `\s+(?!\S)` ("whitespace not followed by a non-space"). After the
-# first step the two spaces end the piece `ab␣␣`, so the lookahead sees that piece's end and both spaces go
-# together. Searched in the whole text, the lookahead would have seen the `1` and left one space behind.
+# Rule 3: after `\d` the two spaces end the piece `ab␣␣`, so `(?!\S)` sees that piece's end and both spaces go
+# together; in the whole text, it would have seen the `1` and left one space behind.
 
 # %%
 list_view([r"\d", r"\s+(?!\S)"], "ab  12")
 
 # %% [markdown]
-# Rule 4, with SuperBPE's list: `\p{N}+` takes the run of digits, then `(?=(\d{3})+(?!\d))`, a lookahead alone,
-# matches no characters at each place followed by a multiple of three digits. Those empty matches cut
-# `1234567` into `1`, `234`, `567`, as thousands separators would.
+# Rule 4, with SuperBPE's list: `(?=(\d{3})+(?!\d))`, a lookahead alone, matches no characters at each place
+# followed by a multiple of three digits, and cuts `1234567` into `1`, `234`, `567`.
 
 # %%
 list_view(pre_tokenizer_config("superbpe").regexes, "pay 1234567 now")
@@ -130,12 +117,10 @@ list_view(pre_tokenizer_config("superbpe").regexes, "pay 1234567 now")
 # %% [markdown]
 # ## GPT-2's pattern, alternative by alternative
 #
-# GPT-2's rule is one regex. A regex with `|` is a list of **alternatives**; at each place in the text the
-# engine tries them **in order**, and the first one that matches there wins (not the longest). Then it goes
-# on from the end of that match. The pattern uses the `regex` module's Unicode classes: `\p{L}` is any letter
-# (of any script), `\p{N}` any number (`7`, but also `½`, `²` or `Ⅻ`), `\s` any whitespace, `\S` anything
-# else, and `[^\s\p{L}\p{N}]` anything that is none of the three (punctuation, symbols, emoji). Here is
-# the pattern as llama.cpp writes it:
+# GPT-2's rule is one regex. A regex with `|` is a list of **alternatives**; at each place the engine tries
+# them **in order**, the first that matches wins (not the longest), and it goes on from the end of that
+# match. `\p{L}` is any letter, `\p{N}` any number (`7`, but also `½`), `\s` any whitespace, `\S` anything
+# else, `[^\s\p{L}\p{N}]` none of the three (punctuation, symbols, emoji). The pattern, whole:
 
 # %%
 print(literal(pre_tokenizer_config("gpt-2").regexes[0]))
@@ -146,14 +131,12 @@ print(literal(pre_tokenizer_config("gpt-2").regexes[0]))
 # | `'s`, `'t`, `'re`, `'ve`, `'m`, `'ll`, `'d` | seven English contractions, lower case only: `it's` gives `it` and `'s` |
 # | ` ?\p{L}+` | a space or none, then a run of letters: `␣pay`; the space before a word goes with the word |
 # | ` ?\p{N}+` | a space or none, then a run of numbers, however long: `␣12345` |
-# | ` ?[^\s\p{L}\p{N}]+` | a space or none, then a run of anything else that is not whitespace: `,` and `!` below, `=` and `;` in the lesson's line |
-# | `\s+(?!\S)` | a run of whitespace not followed by a non-space: at the end of the text all of it, and before a word all but its last space, which the word's ` ?` then takes |
+# | ` ?[^\s\p{L}\p{N}]+` | a space or none, then a run of anything else that is not whitespace: `,`, `!` |
+# | `\s+(?!\S)` | whitespace not followed by a non-space: before a word all but its last space, which the word's ` ?` takes |
 #
-# OpenAI's original (`encoder.py` of GPT-2) has a seventh alternative, `\s+`, for whitespace the others
-# leave: a single newline or tab just before a non-space, which no ` ?` takes. llama.cpp's copy stops at six,
-# and cuts the same: by rule 2, text that no alternative takes stays a piece of its own anyway. Below, every
-# piece of a text with the number of the alternative that took it; the tab before `y` is the text between two
-# matches.
+# OpenAI's original (`encoder.py` of GPT-2) has a seventh alternative, `\s+`, for whitespace the others leave.
+# llama.cpp's copy stops at six and cuts the same: by rule 2, text no alternative takes stays a piece anyway
+# (the tab before `y` below). Each piece is numbered by the alternative that took it:
 
 # %%
 alternatives_view(pre_tokenizer_config("gpt-2").regexes[0], "I'd pay 12345, it's ½!\n\n  x\ty  ")
@@ -161,7 +144,7 @@ alternatives_view(pre_tokenizer_config("gpt-2").regexes[0], "I'd pay 12345, it's
 # %% [markdown]
 # ## Llama 3's pattern
 #
-# Llama 3 (pre string `llama-bpe`) keeps the idea and changes five things. As llama.cpp writes it:
+# Llama 3 (pre string `llama-bpe`) keeps the idea and changes five things. The pattern, whole:
 
 # %%
 print(literal(pre_tokenizer_config("llama-bpe").regexes[0]))
@@ -170,16 +153,15 @@ print(literal(pre_tokenizer_config("llama-bpe").regexes[0]))
 # | alternative | what it takes |
 # |---|---|
 # | `(?:'[sS]\|'[tT]\|'[rR][eE]\|'[vV][eE]\|'[mM]\|'[lL][lL]\|'[dD])` | the same seven contractions, in any case, letter by letter: `'LL` |
-# | `[^\r\n\p{L}\p{N}]?\p{L}+` | one character that is not a newline, a letter or a number (a space, but also `(` or `'`), or none, then a run of letters: `␣pay`, `(ok` |
+# | `[^\r\n\p{L}\p{N}]?\p{L}+` | one character that is no newline, letter or number (a space, or `(`), or none, then letters: `␣pay`, `(ok` |
 # | `\p{N}{1,3}` | one to three numbers, with no space in front: `12345` gives `123` and `45` |
 # | ` ?[^\s\p{L}\p{N}]+[\r\n]*` | a space or none, a run of anything else, and the newlines right after it: `;↵` |
 # | `\s*[\r\n]+` | a run of whitespace that ends in newlines: `↵↵` stands alone |
 # | `\s+(?!\S)` | as in GPT-2: whitespace that leaves the last space to the word after it |
-# | `\s+` | any whitespace left: the space before `12345`, which no other alternative takes now that numbers have no ` ?` |
+# | `\s+` | any whitespace left: the space before `12345`, now that numbers take no ` ?` |
 #
-# The contractions are written letter by letter, `'[sS]`, where Hugging Face's `tokenizer.json` for Llama 3
-# writes `(?i:'s|'t|'re|'ve|'m|'ll|'d)`; "Going deeper", after the exercises, shows why the two are not the
-# same.
+# Hugging Face's `tokenizer.json` writes the contractions `(?i:'s|'t|...)`; "Going deeper" shows why that is
+# not the same.
 
 # %%
 alternatives_view(pre_tokenizer_config("llama-bpe").regexes[0], "We'LL pay 12345 for\n\n  int x=42;\n(ok)")
@@ -188,7 +170,7 @@ alternatives_view(pre_tokenizer_config("llama-bpe").regexes[0], "We'LL pay 12345
 # ## Qwen2's pattern
 #
 # Qwen2's pattern is Llama 3's with one change, in the third alternative: `\p{N}` instead of `\p{N}{1,3}`,
-# one number at a time. In full:
+# one number at a time. Whole:
 
 # %%
 print(literal(pre_tokenizer_config("qwen2").regexes[0]))
@@ -197,53 +179,65 @@ print(literal(pre_tokenizer_config("qwen2").regexes[0]))
 alternatives_view(pre_tokenizer_config("qwen2").regexes[0], "x=42; it'S 2026\n")
 
 # %% [markdown]
+# ## Numbers, and why they matter for arithmetic
+#
+# The three digit rules shape the vocabularies too: BPE can only merge inside a piece, so Qwen2 has a token
+# for each digit and none for longer runs, Llama 3 one for every string of one to three digits, GPT-2 only
+# for the runs its training text merged. The same year, in three vocabularies:
+
+# %%
+TOKS = {name: Tokenizer.from_gguf(VOCAB / f"ggml-vocab-{name}.gguf") for name in ("qwen2", "llama-bpe", "gpt-2")}
+DIGIT_STRINGS = [f"{i:0{k}d}" for k in (1, 2, 3) for i in range(10**k)]
+for name, tok in TOKS.items():
+    tokens = sum(s in tok.model.token_to_id for s in DIGIT_STRINGS)
+    print(f"{name:9s} '2026' -> {tok.encode('2026', add_special=False)} {digit_split(tok, '2026')}; "
+          f"{tokens:,} of the {len(DIGIT_STRINGS):,} strings of 1 to 3 digits are tokens")
+
+# %% [markdown]
+# What a model has to learn about arithmetic depends on those cuts. Each cell below is one text, its tokens
+# framed:
+
+# %%
+numbers_view(TOKS, ["234", "1234", "51234", "999+1=1000", "3.14159"])
+
+# %% [markdown]
+# - **The same digits, cut differently.** Llama 3 groups from the left, so the cut depends on the number's
+#   length: `234` is one token, but in `1234` it becomes `123|4`, in `51234` `512|34`. Tokens do not line up
+#   with place values: the units digit is alone in `1234`, shares a token with the tens in `51234`.
+# - **Carries cross token boundaries.** `999 + 1` turns the token `999` into `100|0`: one carry changes every
+#   token of the answer.
+# - **One token per place value.** Qwen2 gives the same token for the same digit, one per place, whatever the
+#   length: the digit-by-digit algorithm looks the same on every number, at the price of more tokens. GPT-2
+#   follows its training text (`1000` is one token, `1234` two).
+
+# %% [markdown]
 # ## Now write yours
 #
-# Open [`mytok/pretokenize.py`](mytok/pretokenize.py) and write:
+# Open [`mytok/pretokenize.py`](mytok/pretokenize.py) and write (statements and checks in **Exercises** below):
 #
-# 1. `split(text, regexes)`: the four rules above, with the `regex` module (`import regex`; Python's own `re`
-#    knows no `\p{L}`). Walk over the matches with `regex.finditer`, which gives each match with its place;
-#    `findall` gives the *groups* of a pattern that has some, not the match.
-# 2. The three patterns, in `GPT2`, `LLAMA3` and `QWEN2` at the top of the file, each one string with its
-#    alternatives joined by `|`.
-# 3. `regexes_for(pre)`: the regex list of a `tokenizer.ggml.pre` value. The file gives the other lists
-#    (StarCoder's, Falcon's, DeepSeek's, ...) and `SAME_AS`, which names the list each known value uses.
-#
-# Their statements and checks are in the **Exercises** section near the end; right after it, "Going deeper"
-# sets your pieces beside llama.cpp's on the same text, marks where they differ, and shows the few inputs on
-# which a plain `regex` reading and llama.cpp's engine part.
+# 1. `split(text, regexes)`: the four rules, with the `regex` module (Python's own `re` knows no `\p{L}`) and
+#    `regex.finditer`, which gives each match with its place (`findall` gives a pattern's groups).
+# 2. The three patterns printed above, whole, in `GPT2`, `LLAMA3` and `QWEN2` at the top of the file.
+# 3. `regexes_for(pre)`: the regex list of a `tokenizer.ggml.pre` value; the file gives the other lists and
+#    `SAME_AS`, which names the list each known value uses.
+
 
 # %% [markdown]
 # ## The same cut, starting from the GGUF files
 #
-# A real tokenizer does not get told which rule to use: it reads `tokenizer.ggml.pre` from the file. Here
-# are three of llama.cpp's reference vocabularies, each loaded with `Tokenizer.from_gguf`, and the words their
-# tokenizers hand to BPE (`Tokenizer.words`), written in the vocabulary's own alphabet: `Ġ` is a space byte
-# and `Ċ` a newline byte.
+# A real tokenizer reads its rule from the file's `tokenizer.ggml.pre`. Three of llama.cpp's reference
+# vocabularies, loaded with `Tokenizer.from_gguf`, and the words they hand to BPE (`Tokenizer.words`), in the
+# vocabulary's own alphabet (`Ġ` a space byte, `Ċ` a newline byte):
 
 # %%
 vocabulary_words([VOCAB / "ggml-vocab-qwen2.gguf", VOCAB / "ggml-vocab-llama-bpe.gguf",
                   VOCAB / "ggml-vocab-gpt-2.gguf"], LESSON_LINE)
 
 # %% [markdown]
-# ## Code and indentation
-#
-# Indented code shows the whitespace rule at work on every line. In this C loop, the four spaces before `sum`
-# become a piece of three spaces and `␣sum`; the newline after `{` joins the punctuation in front of it
-# (Qwen2's and Llama 3's punctuation alternative ends in `[\r\n]*`), while GPT-2 starts the next piece with
-# it. These pieces are why the lesson finds a three-space token (and then ` sum`) when Qwen2 encodes this
-# line: BPE can only merge inside them.
-
-# %%
-compare_splits(["qwen2", "llama-bpe", "gpt-2"], "for (int i = 0; i < n; i++) {\n    sum += a[i];\n}")
-
-# %% [markdown]
 # ## Try any text with any of the 91 pre strings
 #
-# `gguftok.pretokenize.PRE_STRINGS` holds the 91 strings the pinned llama.cpp accepts for
-# `tokenizer.ggml.pre`. Pick one, type or paste text (newlines and tabs welcome), and see the pieces and the
-# steps that made them. A good start: `deepseek-llm`, `kimi-k2` or `bloom` on some Chinese or Japanese text,
-# `superbpe` on a sentence, `chameleon` on indented code.
+# `gguftok.pretokenize.PRE_STRINGS` holds the 91 strings the pinned llama.cpp accepts. Pick one, type any
+# text, and see the pieces and the regexes that made them: `kimi-k2` on Chinese, `superbpe` on a sentence.
 
 # %% tags=["nbval-ignore-output"]
 from gguftok.viz.pretokenize_view import pretokenizer_explorer  # noqa: E402
@@ -257,7 +251,144 @@ pretokenizer_explorer(LESSON_LINE, "qwen2")
 explorer_view("starcoder", LESSON_LINE)
 
 # %% [markdown]
-# ## How a pre string picks its code
+# With `yours=True` the explorer puts your `split` and `regexes_for` beside llama.cpp's pieces, reading your
+# file afresh at every change, and marks each piece that one row has and the other not (✗). Until your
+# functions are written it says so; "Going deeper" has more texts.
+
+# %% tags=["nbval-ignore-output"]
+YOURS_LINE = "Hello  world 123456\tfoo's 你好"
+pretokenizer_explorer(YOURS_LINE, "qwen2", yours=True)
+
+# %% [markdown]
+# Your row without the widget:
+
+# %%
+yours_view("qwen2", LESSON_LINE)
+
+# %% [markdown]
+# ## Exercises
+#
+# Your own tokenizer lives in `mytok/`, a package of yours beside these notebooks, one module per
+# stage. This notebook's stage is [`mytok/pretokenize.py`](mytok/pretokenize.py):
+# open it in JupyterLab (click the link, or double-click the file in the file browser), write the
+# body of each function named below, save the file, and run its check. The check reads your file
+# again every time, so there is no need to restart the kernel, and nothing in this notebook ever
+# writes to it. It calls your function on this notebook's examples and on many generated inputs
+# (seeded, so the same every time), compares each answer with the reference, and shows the first
+# input where they differ, with a call you can copy to run that input again, whole. Until you
+# write a body it says *not attempted*. If you are stuck, the reference solutions are in
+# `solutions/mytok/` at the top of the repository.
+
+# %%
+from gguftok.exercises import check, rerun  # noqa: E402
+
+# %% [markdown]
+# ### Exercise 04.split: llama.cpp's sequential regex split
+#
+# Write `split(text, regexes)`: cut `text` with a list of regular expressions by the four rules above.
+# Each regex in turn cuts every piece left, searching each piece on its own (a match never reaches
+# past the piece, and a lookahead sees the piece's end there); the text between two matches, before the
+# first or after the last stays a piece; a match of no characters cuts but makes no piece. An empty
+# text has no pieces. Use the `regex` module and `regex.finditer` (`findall` gives a pattern's groups,
+# not its matches).
+#
+# The check uses this notebook's small lists, random texts in many scripts with the lists of 19
+# `tokenizer.ggml.pre` values, and the texts of llama.cpp's `.inp` files of the eleven byte-level BPE
+# vocabularies, against gguftok's pre-tokenizer (llama.cpp's engine as ported). The random texts keep
+# to characters of Unicode 15.1 (the version of llama.cpp's tables) and give the DeepSeek lists no
+# non-ASCII space from U+1680 on: there llama.cpp's engine and plain `regex` part ("Going deeper").
+#
+# Write it in [`mytok/pretokenize.py`](mytok/pretokenize.py).
+
+# %%
+check("04.split")
+
+# %% [markdown]
+# ### Exercise 04.regexes_for: the regex list of a tokenizer.ggml.pre value
+#
+# Write GPT-2's, Llama 3's and Qwen2's patterns in `GPT2`, `LLAMA3` and `QWEN2` at the top of
+# `mytok/pretokenize.py` (each one string, as printed whole above), then `regexes_for(pre)`: the list of
+# regexes for a `tokenizer.ggml.pre` value. The file gives `SAME_AS`, every value that selects one of
+# the lists mapped to the list's name (`"llama3"` to `"llama-bpe"`, ...), and `OTHER_REGEXES`, the
+# lists other than your three (five of them use your `GPT2`). A value `SAME_AS` does not know raises
+# `ValueError`. Write the contractions letter by letter as llama.cpp does (`'[sS]`, not `(?i:'s)`:
+# "Going deeper" says why).
+#
+# The check cuts each text with your list (and a split of its own, so a slip in your `split` does not
+# show here) and compares the pieces with gguftok's pre-tokenizer for that value: this notebook's
+# examples, random texts for every value `SAME_AS` holds, the texts of llama.cpp's `.inp` files, and
+# values it does not know (`"gpt-4o"`, `""`, ...), which must raise `ValueError`.
+#
+# Write it in [`mytok/pretokenize.py`](mytok/pretokenize.py).
+
+# %%
+check("04.regexes_for")
+
+# %% [markdown]
+# ## Recap
+#
+# - BPE runs on pieces, never across them; `tokenizer.ggml.pre` names the rule that cuts them.
+# - A list of regexes is applied in turn, each piece searched on its own; the text between matches stays a
+#   piece, and an empty match cuts without making one.
+# - In a pattern, the first alternative that matches at a place wins.
+# - GPT-2, Llama 3 and Qwen2 differ in digits, in the case of contractions, and in where newlines go.
+# - Llama 3's groups of three digits shift with a number's length; Qwen2 gives one token per place value.
+
+# %% [markdown]
+# ## Self-check
+#
+# 1. Under GPT-2's rule, what are the pieces of `a␣␣b` (two spaces), and why?
+#    <details><summary>Answer</summary><code>a</code>, <code>␣</code>, <code>␣b</code>:
+#    <code>\s+(?!\S)</code> must stop before the last space, which <code> ?\p{L}+</code> takes with the
+#    word.</details>
+# 2. With the list `[r"\d", r"\s+(?!\S)"]`, why do the two spaces of `ab␣␣12` stay together?
+#    <details><summary>Answer</summary>After <code>\d</code>, the piece <code>ab␣␣</code> ends with them, and
+#    the lookahead sees the piece's end, not the <code>1</code>.</details>
+# 3. How many tokens is `1234567` in Qwen2 and in Llama 3, and which cut lines up with place values?
+#    <details><summary>Answer</summary>Seven in Qwen2, three in Llama 3 (<code>123|456|7</code>). Only
+#    Qwen2's: Llama 3's groups start from the left and shift with the length.</details>
+# 4. Why `regex` and `finditer` rather than `re` and `findall`?
+#    <details><summary>Answer</summary><code>re</code> knows no <code>\p{L}</code>; <code>findall</code>
+#    returns a pattern's groups, when it has some, not the matches with their places.</details>
+
+# %% [markdown] jp-MarkdownHeadingCollapsed=true
+# ## Going deeper
+
+# %% [markdown]
+# ### Yours next to llama.cpp's, on more texts
+#
+# Your `split` with your `regexes_for`, beside llama.cpp's pieces (computed by gguftok), as in the explorer
+# with `yours=True`. Each piece that one row has and the other does not is marked with a dashed border and ✗,
+# and the line under them names the first difference. While `regexes_for` is not written, your `split` runs
+# with llama.cpp's list; while `split` is not written, only llama.cpp's row is shown. Your file is read again
+# every time a cell runs.
+
+# %%
+yours_view("llama-bpe", "I'M here  \n\n  x, we'VE 1234567 (ok)\t¿sí? 世界 😀")
+
+# %%
+yours_view("gpt-2", "Hello world, it's 2026!\n\n  x\ty")
+
+# %%
+yours_view("deepseek-llm", "Ünïcödé: 世界 😀 привет 12345\n")
+
+# %% [markdown]
+# `Ünïcödé` falls apart under DeepSeek LLM's rule, in llama.cpp and in a correct `split` alike: its third regex,
+# `\s?[!-/:-~！-／：-～‘-‟\u3000-。]+`, was meant for punctuation, but its range `:-~` (U+003A to U+007E) holds
+# every ASCII letter, so `n`, `c` and `d` are cut out of the word.
+#
+# ### Code and indentation
+#
+# Indented code shows the whitespace rule on every line. In this C loop, the four spaces before `sum` become a
+# piece of three spaces and `␣sum`; the newline after `{` joins the punctuation in front of it (Qwen2's and
+# Llama 3's punctuation alternative ends in `[\r\n]*`), while GPT-2 starts the next piece with it. Since BPE
+# can only merge inside these pieces, Qwen2 encodes the line with a token of three spaces and then ` sum`.
+
+# %%
+compare_splits(["qwen2", "llama-bpe", "gpt-2"], "for (int i = 0; i < n; i++) {\n    sum += a[i];\n}")
+
+# %% [markdown]
+# ### How a pre string picks its code
 #
 # A pre string selects a pre-type, and the pre-type a list of regexes, applied in order by the rules above.
 # llama.cpp then runs each regex on one of three paths:
@@ -298,9 +429,8 @@ engine_view("deepseek-coder", "Ünï\u3000x½ é\x1cz")
 # %% [markdown]
 # Step 2's `\s?\p{L}+` treated the ideographic space exactly as it would an ASCII space: `□x` became one
 # piece, just as `␣é` did.
-
-# %% [markdown]
-# ## What counts as whitespace
+#
+# ### What counts as whitespace
 #
 # Whitespace decides a good share of the pieces, so it matters which characters count. For llama.cpp, `\s`
 # means the 25 code points of Unicode's White_Space property, carried in its own table
@@ -314,10 +444,11 @@ engine_view("deepseek-coder", "Ünï\u3000x½ é\x1cz")
 # U+001C-U+001F, the four ASCII "information separators". For llama.cpp they are not whitespace but control
 # characters, which its rules treat like punctuation. A Python port that splits with `str.split()` or `re`
 # would cut differently around them. (The third-party `regex` module, the one your `split` uses, agrees with
-# llama.cpp on all of these.)
+# llama.cpp on all of these.) A few rows make the point; the toggle under them holds every code point that
+# either side calls whitespace.
 
 # %%
-whitespace_table()
+whitespace_table(keep=[0x0A, 0x1C, 0x1F, 0x20, 0xA0, 0x3000])
 
 # %% [markdown]
 # The difference in pieces: an ideographic space behaves like a space (in Llama 3's rule the last one joins
@@ -329,133 +460,25 @@ whitespace_table()
 whitespace_splits(["llama-bpe", "gpt-2", "bloom"], ["x\u3000\u3000y", "x\x1c\x1cy", "x  y"])
 
 # %% [markdown]
-# ## Piece counts across all pre-tokenizers
+# ### Piece counts across all pre-tokenizers
 #
 # Four short texts (English prose, indented Python, numbers, and Japanese, Chinese and Korean with emoji)
 # cut by each of the 31 distinct splitters; the last column lists the pre strings that select each one.
 # Splitters that cut digits one by one (`qwen2`, `starcoder`, `deepseek-coder`, ...) pay for it on the
 # numbers; `superbpe` and `gemma4` barely cut at all (SuperBPE only isolates digit groups, so its tokens can
 # span several words; Gemma 4 only separates newline runs); the splitters with rules of their own for CJK
-# scripts (`kimi-k2`, `deepseek-coder`, `youtu`, `afmoe`) cut the last text into more pieces.
+# scripts (`kimi-k2`, `deepseek-coder`, `youtu`, `afmoe`) cut the last text into more pieces. The table shows
+# those rows, with the whole table in the toggle, and the figure every splitter.
 
 # %%
 counts = piece_counts()
-piece_count_table(counts)
+piece_count_table(counts, keep=["qwen2", "starcoder", "deepseek-coder", "kimi-k2", "llama-bpe", "gpt-2",
+                                "superbpe", "gemma4"])
 
 # %% tags=["nbval-ignore-output"]
 from gguftok.viz.pretokenize_view import piece_count_chart  # noqa: E402
 
 piece_count_chart(counts);
-
-# %% [markdown]
-# ## What you can now explain
-#
-# - Why BPE runs on pieces, not on the whole text, and that `tokenizer.ggml.pre` names the rule that cuts
-#   them; 91 pre strings select 31 distinct splitters.
-# - How llama.cpp applies a list of regexes: each cuts every piece left, the text between matches stays a
-#   piece, each piece is searched on its own, and a match of no characters cuts without making a piece.
-# - GPT-2's, Llama 3's and Qwen2's patterns alternative by alternative, and why they give 12, 14 and 18
-#   pieces on the lesson's line: digits cut one by one, by three, or not at all; `'LL` kept or split by case;
-#   the last space of a run kept with the next word; newlines alone or with the punctuation before them.
-# - That llama.cpp runs the common patterns as hand-written loops, and the rest with C++ regex engines on a
-#   collapsed text (for `\p{..}`) or on the code points; that its whitespace is Unicode's 25 White_Space code
-#   points, non-ASCII ones reaching the regex engine as `\v`.
-
-# %% [markdown]
-# ## Exercises
-#
-# Your own tokenizer lives in `mytok/`, a package of yours beside these notebooks, one module per
-# stage. This notebook's stage is [`mytok/pretokenize.py`](mytok/pretokenize.py):
-# open it in JupyterLab (click the link, or double-click the file in the file browser), write the
-# body of each function named below, save the file, and run its check. The check reads your file
-# again every time, so there is no need to restart the kernel, and nothing in this notebook ever
-# writes to it. It calls your function on this notebook's examples and on many generated inputs
-# (seeded, so the same every time), compares each answer with the reference, and shows the first
-# input where they differ, with a call you can copy to run that input again, whole. Until you
-# write a body it says *not attempted*. If you are stuck, the reference solutions are in
-# `solutions/mytok/` at the top of the repository.
-
-# %%
-from gguftok.exercises import check, rerun  # noqa: E402
-
-# %% [markdown]
-# ### Exercise 04.split: llama.cpp's sequential regex split
-#
-# Write `split(text, regexes)`: cut `text` with a list of regular expressions the way llama.cpp does.
-# The first regex cuts the whole text; each next regex cuts every piece the previous ones left, one
-# piece at a time (a match never reaches past the piece, and a lookahead sees the piece's end there);
-# the text between two matches, before the first or after the last stays a piece of its own; a match of
-# no characters cuts there but makes no piece. An empty text has no pieces. Use the `regex` module
-# (`regex.finditer`: `findall` gives the groups, not the match, for a pattern with groups).
-#
-# The check uses the lesson's small lists, then 400 random texts (letters of several scripts, digits
-# and other numbers, spaces of several kinds, newlines, apostrophes, punctuation, CJK, emoji and
-# combining marks) each with the list of a random one of 19 `tokenizer.ggml.pre` values, then the
-# texts of llama.cpp's `.inp` files of the eleven byte-level BPE vocabularies, each with its own list,
-# against gguftok's pre-tokenizer (llama.cpp's engine as ported). The random texts keep to characters
-# of Unicode 15.1 (the version of llama.cpp's tables) and give the DeepSeek lists no non-ASCII space
-# from U+1680 on: there llama.cpp's engine and plain `regex` part (see "Going deeper" below).
-#
-# Write it in [`mytok/pretokenize.py`](mytok/pretokenize.py).
-
-# %%
-check("04.split")
-
-# %% [markdown]
-# ### Exercise 04.regexes_for: the regex list of a tokenizer.ggml.pre value
-#
-# Write GPT-2's, Llama 3's and Qwen2's patterns in `GPT2`, `LLAMA3` and `QWEN2` at the top of
-# `mytok/pretokenize.py` (each one string, its alternatives joined by `|`, as built above), then
-# `regexes_for(pre)`: the list of regexes for a `tokenizer.ggml.pre` value. The file gives `SAME_AS`,
-# every value that selects one of the eleven lists mapped to the list's name (`"llama3"` to
-# `"llama-bpe"`, ...), and `OTHER_REGEXES`, the lists of the eight others (five of them use your
-# `GPT2`). A value `SAME_AS` does not know raises `ValueError`. Write the contractions letter by letter
-# as llama.cpp does (`'[sS]`, not `(?i:'s)`: "Going deeper" below says why).
-#
-# The check cuts each text with your list (with a split of its own, so a slip in your `split` does not
-# show here) and compares the pieces with gguftok's pre-tokenizer for that value: the lesson's examples,
-# 30 random texts for each of the eleven values and 4 for each other value `SAME_AS` holds, texts of
-# llama.cpp's `.inp` file of each vocabulary, and values it does not know (`"gpt-4o"`, `""`, ...), which
-# must raise `ValueError`. The random texts are made as for `04.split`.
-#
-# Write it in [`mytok/pretokenize.py`](mytok/pretokenize.py).
-
-# %%
-check("04.regexes_for")
-
-# %% [markdown]
-# ## Going deeper
-#
-# ### Yours next to llama.cpp's
-#
-# Your `split` with your `regexes_for`, beside llama.cpp's pieces (computed by gguftok), on the same text.
-# Each piece that one row has and the other does not is marked with a dashed border and ✗, and the line under
-# them names the first difference. While `regexes_for` is not written, your `split` runs with llama.cpp's
-# list; while `split` is not written, only llama.cpp's row is shown. Your file is read again every time a
-# cell runs. The explorer above takes `yours=True` too, to set yours beside llama.cpp's as you type (the
-# widget just below; the cells after it show the same for fixed texts).
-
-# %% tags=["nbval-ignore-output"]
-YOURS_LINE = "Hello  world 123456\tfoo's 你好"
-pretokenizer_explorer(YOURS_LINE, "qwen2", yours=True)
-
-# %%
-yours_view("qwen2", LESSON_LINE)
-
-# %%
-yours_view("llama-bpe", "I'M here  \n\n  x, we'VE 1234567 (ok)\t¿sí? 世界 😀")
-
-# %%
-yours_view("gpt-2", "Hello world, it's 2026!\n\n  x\ty")
-
-# %%
-yours_view("deepseek-llm", "Ünïcödé: 世界 😀 привет 12345\n")
-
-# %% [markdown]
-# `Ünïcödé` falls apart under DeepSeek LLM's rule, in llama.cpp and in a correct `split` alike: its third regex,
-# `\s?[!-/:-~！-／：-～‘-‟\u3000-。]+`, was meant for punctuation, but its range `:-~` (U+003A to U+007E) holds
-# every ASCII letter, so `n`, `c` and `d` are cut out of the word.
-
 
 # %% [markdown]
 # ### Where plain `regex` and llama.cpp part

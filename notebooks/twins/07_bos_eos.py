@@ -16,31 +16,31 @@
 # %% [markdown]
 # # 07 · BOS, EOS and the end of generation
 #
-# Two decisions sit at the edges of every prompt and every answer:
+# Two decisions sit at the edges of every prompt and every answer. Does the prompt begin with a
+# *beginning-of-sequence* token (BOS)? Llama 3 was trained with `<|begin_of_text|>` in front of every
+# document, Qwen2 was not: one id more or less at position 0 and the model reads an input it never saw in
+# training. And which ids mean "stop"? The file names one *end-of-sequence* id (EOS), but llama.cpp stops on
+# a whole set. Neither answer is written out in a GGUF file: llama.cpp derives both while loading, from a
+# few keys and defaults. Every fact below is computed by `gguftok` on the 19 real vocabulary files, and
+# checked against what llama.cpp itself reported.
 #
-# * **At the start:** does the prompt begin with a *beginning-of-sequence* token (BOS)? Llama 3 was trained
-#   with `<|begin_of_text|>` in front of every document; Qwen2 was not. One id more or less at position 0
-#   and the model sees an input it never saw in training.
-# * **At the end:** which ids mean "stop"? A generation loop halts when the model samples one of them. The
-#   file names one *end-of-sequence* id (EOS), but llama.cpp stops on a whole *set* of ids, which it builds
-#   at load time from the EOS id, an end-of-turn id, and a list of token texts.
+# After this notebook you can:
 #
-# Neither decision is written out in full in a GGUF file. llama.cpp derives both from a few
-# `tokenizer.ggml.*` keys plus defaults per tokenizer model and per pre-tokenizer. In this notebook you write
-# that derivation in your package, `mytok/bos_eos.py`. `gguftok` replays the same load step
-# (`gguftok.vocab.Vocab`), and the views here (`gguftok.viz.bos_view`) read their facts from it. Every number
-# printed below is computed by `gguftok` on the real vocabulary files; a cell near the end checks the facts
-# of all 19 against what llama.cpp itself reported (llama-cpp-python 0.3.36, the pinned version).
+# * say whether a vocabulary adds BOS or EOS, and which of four rules decided it;
+# * find its BOS, EOS and end-of-turn ids from the model's defaults and the file's keys;
+# * spot a doubled or a missing BOS, and encode chat-template output so that it has exactly one;
+# * list the ids a generation loop must stop on, and why each is there;
+# * write all of it yourself in `mytok/bos_eos.py`, checked on the 19 files.
 
 # %%
 import json
 import lzma
 import random
-from pathlib import Path
 
 import numpy as np
 
 from gguftok import Tokenizer, read_metadata
+from gguftok.conformance.golden import GOLDEN_DIR
 from gguftok.data import vocab_dir
 from gguftok.exercises import workspace
 from gguftok.viz.bos_view import (
@@ -75,22 +75,20 @@ MD = {name: key_values(name) for name in NAMES}
 len(NAMES)
 
 # %% [markdown]
-# ## The rules, in the order llama.cpp applies them
+# ## The rules for `add_bos` and `add_eos`
 #
-# `add_bos` and `add_eos` are decided in four steps while the vocabulary loads; a later step overrides an
-# earlier one.
+# llama.cpp decides both flags in four steps while the vocabulary loads; a later step overrides an earlier one.
 #
 # 1. **The tokenizer model sets a default.** SentencePiece (`tokenizer.ggml.model = llama`) and WordPiece
 #    (`bert`) add BOS; Unigram (`t5`) adds EOS instead; byte-level BPE (`gpt2`) adds neither.
-# 2. **Some pre-tokenizers change it.** For BPE, the string in `tokenizer.ggml.pre` selects a preset, and the
-#    Llama 3 presets (`llama-bpe`, `llama3`, `llama-v3`, `falcon3`) and a few others switch BOS on (the cell
-#    below lists them all, read from `gguftok`'s table of presets). Other models ignore the key.
+# 2. **Some pre-tokenizers switch BOS on** (BPE models only). The string in `tokenizer.ggml.pre` selects a
+#    preset; the Llama 3 presets and the few others printed below turn BOS on.
 # 3. **The keys `tokenizer.ggml.add_bos_token` and `tokenizer.ggml.add_eos_token` win** when the file has
 #    them, in either direction.
 # 4. **Gemma 4 forces BOS on**, even against a key that says `false`.
 #
-# To see each rule alone, `synthetic_rule_cases` writes eight six-token vocabularies with `gguftok.writer`,
-# each with one key changed, loads them, and asks `bos_reason`/`eos_reason` which rule decided.
+# The second cell writes eight six-token vocabularies, each with one key changed, loads them, and asks which
+# rule decided.
 
 # %%
 print(", ".join(bos_presets()))
@@ -99,99 +97,83 @@ print(", ".join(bos_presets()))
 print(format_rule_cases(synthetic_rule_cases()))
 
 # %% [markdown]
-# Read the rows in pairs. Qwen2's preset leaves BOS off, Llama 3's switches it on, and the key beats both
-# (rows 5 and 6). The last row is the one exception to "the key wins": for the `gemma4` model llama.cpp
-# replaces the pre-tokenizer with its own Gemma 4 preset and turns BOS on after the keys were read.
+# Read the rows in pairs: Qwen2's preset leaves BOS off, Llama 3's switches it on, and the key beats both
+# (rows 5 and 6). The last row is the one exception to "the key wins". WordPiece (BERT) also wraps the text
+# in `[CLS]` … `[SEP]` with `add_special=True`, whatever the flags say (the last view below shows it).
 #
-# WordPiece (BERT) is special at encode time as well: with `add_special=True` it always wraps the text in
-# `[CLS]` … `[SEP]`, whatever the flags say. That shows up in the table below as an EOS of "—" but a
-# `[SEP]` at the end of every encoded prompt.
-
-# %% [markdown]
-# ## All 19 vocabularies
+# ## The 19 vocabularies
 #
-# The same rules on the 19 vocabularies that llama.cpp tests itself with. For each: the two flags and the
-# rule behind them, the BOS, EOS and end-of-turn (EOT) ids with their texts, and the full end-of-generation
-# (EOG) set.
+# For each file: the two flags and their rule, the BOS, EOS and end-of-turn (EOT) ids, and the whole
+# end-of-generation (EOG) set. Seven rows make the points below; the toggle opens all 19.
 
 # %%
 FACTS = {name: bos_eos_facts(TOK[name]) for name in NAMES}
-facts_table(FACTS)
+facts_table(FACTS, keep=["llama-bpe", "qwen2", "gpt-2", "starcoder", "phi-3", "nomic-bert-moe", "bert-bge"])
 
 # %%
-print(facts_table(FACTS).text)
+with_key = [name for name in NAMES if "tokenizer.ggml.add_bos_token" in MD[name]]
+print(f"{len(with_key)} of {len(NAMES)} files have an add_bos_token key; llama-bpe among them: "
+      f"{'llama-bpe' in with_key}")
 
 # %% [markdown]
-# A few things to notice:
+# * Only 7 of the 19 files carry an `add_bos_token` key; for the rest the defaults decide. `llama-bpe` has
+#   none, and still adds 128000 because of its preset.
+# * Many byte-level BPE vocabularies (GPT-2, Qwen2, StarCoder, ...) have a BOS *id*, often the same
+#   `<|endoftext|>` as EOS, but do not add it. Having a BOS token and adding it are separate facts.
+# * `nomic-bert-moe`, a Unigram embedding model, is the one vocabulary here that appends EOS to every prompt.
+# * The EOG set is often larger than the EOS id: Qwen2 and Phi-3 stop on three ids each, and StarCoder, a
+#   fill-in-the-middle model, also on its `<fim_pad>`.
 #
-# * Only about half of the files carry an `add_bos_token` key; for the rest the defaults decide. `llama-bpe`
-#   has no key at all, and still adds 128000 because of its pre-tokenizer preset.
-# * Many byte-level BPE vocabularies (GPT-2, Qwen2, MPT, StarCoder, ...) have a BOS *id* (often the same
-#   `<|endoftext|>` as EOS) but do not add it. Having a BOS token and adding it are separate facts.
-# * `nomic-bert-moe` is the one vocabulary here that appends EOS to every prompt: a Unigram embedding model
-#   whose file says so explicitly.
-# * The EOG set is often larger than the EOS id alone. Qwen2 stops on three ids, Phi-3 on three, and the
-#   fill-in-the-middle models (Refact, StarCoder) also stop on their `<fim_pad>`.
-#
-# The figure counts the set for each vocabulary, split into the EOS id and everything else the load step
-# added.
+# The figure counts the set for each vocabulary: the EOS id, and everything else the load step added.
 
 # %% tags=["nbval-ignore-output"]
 fig = eog_figure(FACTS)
 
 # %% [markdown]
-# ## A wrong or doubled BOS
+# ## A doubled or a missing BOS
 #
-# Llama 3 adds `<|begin_of_text|>` (128000) when `add_special=True`, the default of `Tokenizer.encode` and
-# of `llama_tokenize`. With `add_special=False` the same text loses it.
+# Llama 3 adds `<|begin_of_text|>` (128000) with `add_special=True`, the default of `Tokenizer.encode` and
+# of `llama_tokenize`; with `add_special=False` the same text has none.
 
 # %%
 llama3, qwen2 = TOK["llama-bpe"], TOK["qwen2"]
 prompt_view(llama3, "Hello world")
 
 # %% [markdown]
-# Now a prompt that was built by a chat template, which already wrote `<|begin_of_text|>` as text at its
-# start. Encoded with `parse_special=True` (as a template must be), that text becomes 128000, and
-# `add_special=True` puts *another* 128000 in front: the prompt starts with two BOS ids. llama.cpp logs a
-# warning for exactly this case, and the model's output shifts. The cure is to let one side add BOS, not
-# both: encode template output with `add_special=False`.
+# A chat template already writes `<|begin_of_text|>` as text at the start of the prompt. Encoded with
+# `parse_special=True` (as template output must be), that text becomes 128000, and `add_special=True` puts
+# *another* 128000 in front. llama.cpp logs a warning for such a prompt, and the model's output shifts. Let
+# one side add BOS, not both: encode template output with `add_special=False`.
 
 # %%
 TEMPLATED = "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
 prompt_view(llama3, TEMPLATED, cases=[(True, True), (False, True)])
 
 # %% [markdown]
-# A missing BOS is the opposite mistake, and it is silent: nothing warns. The first case above had it with
-# `add_special=False`. For a model that does not use BOS, like Qwen2, adding one by hand is just as wrong:
-# `<|endoftext|>` (151643) would announce the *end* of a document before the prompt begins.
+# A missing BOS (the first view above, with `add_special=False`) is silent: nothing warns. For a model that
+# does not use BOS, adding one by hand is just as wrong: Qwen2's `<|endoftext|>` (151643) would announce the
+# *end* of a document before the prompt begins. With `parse_special=False`, the right setting for text from
+# users (notebook 06), the same characters stay ordinary text.
 
 # %%
 prompt_view(qwen2, "<|endoftext|>Hello world", cases=[(True, True), (True, False)])
 
 # %% [markdown]
-# With `parse_special=False` (the right setting for text from users) the characters `<|endoftext|>` stay
-# ordinary text and never turn into an id; notebook 06 covers why.
-
-# %% [markdown]
 # ## Which id is BOS, EOS, ...
 #
-# The ids come the same way as the flags: a default for each tokenizer model, then the file's keys. These
-# are the defaults, by vocabulary type, in the order BOS, EOS, unknown, separator, padding, mask (`-1` means
-# none):
+# The ids come the same way as the flags: a default for each tokenizer model, then the file's keys. The
+# defaults, in the order BOS, EOS, unknown, separator, padding, mask (`-1` means none):
 
 # %%
 for model in ("llama", "bert", "gpt2", "t5", "plamo2", "rwkv"):
     print(f"{model:7s} ({MODEL_TYPES[model]:6s}) {DEFAULT_IDS[MODEL_TYPES[model]]}")
 
 # %% [markdown]
-# The model `gemma4` is byte-level BPE, but llama.cpp starts it with no default ids at all: its file has to
-# name them. Two more rules complete the picture:
-#
-# * **A default past the end of the vocabulary is no id.** BPE's default BOS and EOS are 11. In a
-#   vocabulary of six tokens there is no token 11, so there is no BOS:
-# * **The key `tokenizer.ggml.<name>_token_id` replaces the default** when it names a token inside the
-#   vocabulary, and is ignored otherwise. The names are `bos`, `eos`, `eot`, `eom`, `unknown`, `padding`,
-#   `mask` and, spelled as in llama.cpp, `seperator`.
+# Two rules complete it. **A default past the end of the vocabulary is no id**: BPE's default BOS and EOS
+# are 11, and a vocabulary of six tokens has no token 11. **The key `tokenizer.ggml.<name>_token_id`
+# replaces the default** when it names a token inside the vocabulary, and is ignored otherwise; the names
+# are `bos`, `eos`, `eot`, `eom`, `unknown`, `padding`, `mask` and, spelled as in llama.cpp, `seperator`.
+# Six tokens without a key, with EOS 1, and with EOS 6 (past the end); then the id keys of BERT's file:
 
 # %%
 tiny = {"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.merges": [],
@@ -202,101 +184,49 @@ for keys in ({}, {"tokenizer.ggml.eos_token_id": 1}, {"tokenizer.ggml.eos_token_
 print([k for k in MD["bert-bge"] if k.endswith("_token_id")])
 
 # %% [markdown]
-# Three ChatGLM presets (`chatglm-bpe`, `glm4`, `glm5`) clear the BOS id as well, before the keys are read;
-# a key can still set it.
+# ## The end-of-generation set
 #
-# ## How the end-of-generation set is built
+# A generation loop stops when the model samples any id of this set. llama.cpp builds it while loading:
 #
-# At load time llama.cpp does three things that change the stop set:
+# 1. **An end-of-turn id (EOT)** comes from the file, or else is found by its text: a token whose text is on
+#    a list (`<|eot_id|>`, `<|im_end|>`, `<|end|>`, ...). Qwen2's file names none; `<|im_end|>` is found.
+# 2. **Every token whose text is on a second list** (`</s>`, `<|im_end|>`, `<|endoftext|>`, ...) joins the
+#    set, and becomes a CONTROL token if it was not one.
+# 3. **The EOS, EOT and end-of-message ids join**, and so do the fill-in-the-middle padding, repo and
+#    separator tokens (StarCoder's `<fim_pad>`, and BERT's `[PAD]`, whose text is on that list too).
+# 4. **Two exceptions** take an id out again, for model families that end a turn differently.
 #
-# 1. **It finds an end-of-turn id by text** when the file does not name one. It walks its hash map from
-#    token text to id and takes the first text on a list (`<|eot_id|>`, `<|im_end|>`, `<|end|>`,
-#    `<|endoftext|>`, ...). Qwen2 has two candidates, `<|im_end|>` and `<|endoftext|>`, so the winner depends
-#    on the order in which libstdc++'s `std::unordered_map` happens to visit them. `gguftok.stdmap_order`
-#    reproduces that order; here are the two positions.
-
-# %%
-for position, tid, text in eot_candidates(qwen2):
-    print(f"position {position:>3d} in the map walk: {tid} {text}")
-print("EOT chosen:", qwen2.eot_id, qwen2.token_text(qwen2.eot_id))
-
-# %% [markdown]
-# `<|im_end|>` is reached first, so Qwen2's EOT is 151645: right for a chat model, whose turns end with
-# `<|im_end|>`. Nothing in the file says so; a different hash function would have picked `<|endoftext|>`.
-# The fill-in-the-middle tokens (`<fim_pad>`, `<|file_sep|>`, ...) are found by text in the same walk.
-#
-# 2. **Every token whose text is on a second list becomes end-of-generation**, and is made a CONTROL token
-#    if it was not one. Qwen2's vocabulary contains a `</s>` (id 128247) stored as an ordinary token: after
-#    loading, it stops generation and is a control token (llama.cpp logs a "control-looking token" warning
-#    for it).
-# 3. **The EOS, EOT and end-of-message ids join the set**, and so do the fill-in-the-middle padding, repo
-#    and separator tokens.
-#
-# The table shows, for Qwen2, why each id is in the set and what loading did to its type.
+# Why each of Qwen2's ids is in the set, and what loading did to its type: its `</s>` (128247) was an
+# ordinary token, and now stops generation.
 
 # %%
 eog_table(qwen2)
 
-# %%
-print(eog_table(qwen2).text)
-
 # %% [markdown]
-# The same for Phi-3, whose file names EOS 32000 `<|endoftext|>` while its SentencePiece `</s>` (2) and its
-# turn end `<|end|>` (32007) join through the text list. A generation loop that stops only at the EOS id
-# would run straight past the end of a Phi-3 chat turn.
+# Phi-3's file names EOS 32000 `<|endoftext|>`, while its turn end `<|end|>` (32007) and its SentencePiece
+# `</s>` (2) join by their texts. A loop that stops only on the EOS id would run straight past the end of a
+# Phi-3 chat turn: stop on `tok.is_eog(id)`, which tests the whole set.
 
 # %%
-print(eog_table(TOK["phi-3"]).text)
-
-# %% [markdown]
-# BERT's `[PAD]` and Command-R's `<PAD>` are in their sets above for the same reason as StarCoder's
-# `<fim_pad>`: both texts are on llama.cpp's list for the fill-in-the-middle padding token.
-#
-# Two exceptions, added to llama.cpp for particular model families, take an id out again. `<|end|>` leaves the
-# set when it also holds `<|call|>` or `<|calls|>`, and `<|return|>` or `<|flush|>` (gpt-oss and Solar Open
-# end a turn with those), and `</s>` leaves it when the set also holds `<|tool_response>` (Gemma 4) or
-# `<|plamo:eos|>` (PLaMo). A small vocabulary with an `<|end|>`, written as a `dict`, shows both sides: in
-# the first set `<|end|>` (3) stops generation, in the second it does not:
-
-# %%
-turns = {"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.merges": [], "tokenizer.ggml.eos_token_id": 0,
-         "tokenizer.ggml.tokens": ["<|endoftext|>", "<|start|>", "<|message|>", "<|end|>", "<|return|>", "hi"]}
-print(sorted(Vocab(turns).eog))
-turns["tokenizer.ggml.tokens"][5] = "<|call|>"
-print(sorted(Vocab(turns).eog))
+eog_table(TOK["phi-3"])
 
 # %% [markdown]
 # ## Checked against llama.cpp
 #
-# `tests/golden/<name>.jsonl.xz` records what llama.cpp reported when it loaded each file (its second line
-# holds the facts). Every flag and id in the table above agrees with it:
+# What llama.cpp itself reported when it loaded each file (through llama-cpp-python 0.3.36, the pinned
+# version) was recorded once and stored in the repository (notebook 09 says how). Every flag and id above
+# agrees with it:
 
 # %%
-GOLDEN = Path("../tests/golden")
 KEYS = ("add_bos", "add_eos", "bos", "eos", "eot", "eog")
 LLAMA_CPP = {}
 for name in NAMES:
-    with lzma.open(GOLDEN / f"{name}.jsonl.xz", "rt") as fh:
-        fh.readline()
+    with lzma.open(GOLDEN_DIR / f"{name}.jsonl.xz", "rt") as fh:
+        fh.readline()  # the first line says which file; the second holds the facts
         LLAMA_CPP[name] = json.loads(fh.readline())
 mismatch = [(name, k, LLAMA_CPP[name][k], TOK[name].facts()[k]) for name in NAMES for k in KEYS
             if LLAMA_CPP[name][k] != TOK[name].facts()[k]]
 print(f"{len(NAMES)} vocabularies, {len(KEYS)} facts each: {len(mismatch)} differences", mismatch)
-
-# %% [markdown]
-# Two quick figures from it: Qwen2 adds no BOS and encodes `Hello world` as two ids, Llama 3 puts 128000
-# first.
-
-# %%
-print(qwen2.encode("Hello world"), llama3.encode("Hello world")[:1])
-
-# %% [markdown]
-# A five-token vocabulary `<|endoftext|>`, `<|im_start|>`, `<|im_end|>`, `</s>`, `hello` with EOS 0 stops on
-# the EOS id plus the two other texts on llama.cpp's list. `<|im_start|>` opens a turn and does not stop
-# anything.
-
-# %%
-synthetic_eog(["<|endoftext|>", "<|im_start|>", "<|im_end|>", "</s>", "hello"], eos=0)
 
 # %% [markdown]
 # ## Try it
@@ -305,32 +235,23 @@ synthetic_eog(["<|endoftext|>", "<|im_start|>", "<|im_end|>", "</s>", "hello"], 
 # the text encoded with `add_special` on and off.
 
 # %% tags=["nbval-ignore-output"]
-bos_explorer(text="Hello world", vocab="llama-bpe")
+bos_explorer(text="Hello world", vocab="bert-bge")
 
 # %% [markdown]
-# The same view without a widget, for `ggml-vocab-bert-bge.gguf`: note `[CLS]` and `[SEP]` around the text
+# The same view without a widget, for the file it starts on: BERT's `[CLS]` and `[SEP]` around the text
 # with `add_special=True`.
 
 # %%
-print(vocab_bos_view(TOK["bert-bge"], "Hello world", "bert-bge").text)
+vocab_bos_view(TOK["bert-bge"], "Hello world", "bert-bge")
 
 # %% [markdown]
 # ## Now write yours
 #
-# Open [`mytok/bos_eos.py`](mytok/bos_eos.py) and write its four functions. Each takes a vocabulary's
-# key/values `md` (a `dict`, as your `read_metadata` of notebook 01 returns them); the tables llama.cpp
-# uses (the defaults, the presets, the key names, the end-of-turn texts) are given at the top of the file,
-# and the lists of notebook 06 are imported from your `special.py`:
-#
-# 1. `add_bos(md)` and `add_eos(md)`: the four rules above;
-# 2. `special_id(md, name)`: the id of `"bos"`, `"eos"`, `"eot"`, ... or `None`: the model's default, no id
-#    when it is past the end, the key when it names a token, and for an end of turn or of message the
-#    file does not name, its text;
-# 3. `eog_ids(md)`: the end-of-generation set, sorted.
-#
-# Their statements and checks are in the **Exercises** section at the end of this notebook. The cell below
-# runs yours on the 19 files and compares them with what llama.cpp reported, reading your file again each
-# time.
+# [`mytok/bos_eos.py`](mytok/bos_eos.py) has four functions for you to write: `add_bos(md)`, `add_eos(md)`,
+# `special_id(md, name)` and `eog_ids(md)`. Each takes a vocabulary's key/values `md` (a `dict`, as your
+# `read_metadata` of notebook 01 returns them); llama.cpp's tables (defaults, presets, key names, texts) are
+# given at the top of the file. The **Exercises** below state each one. This cell runs yours on the 19 files
+# against what llama.cpp reported, reading your file afresh each time.
 
 # %%
 mine = workspace.load("bos_eos")
@@ -349,22 +270,6 @@ try:
     print("files where yours agrees with llama.cpp:", agree)
 except NotImplementedError:
     print("not written yet: mytok/bos_eos.py still raises NotImplementedError")
-
-# %% [markdown]
-# ## Summary
-#
-# * `add_bos`/`add_eos` come from, in order: the tokenizer model's default, the pre-tokenizer preset (the
-#   Llama 3 family turns BOS on), the keys `tokenizer.ggml.add_bos_token`/`add_eos_token`, and Gemma 4's
-#   forced BOS. Having a BOS id is not the same as adding it.
-# * The special ids start from a default per model, which is dropped when it is past the end of the
-#   vocabulary, and the `tokenizer.ggml.*_token_id` keys replace it.
-# * `encode(..., add_special=True)` adds what those flags say (and `[CLS]`/`[SEP]` for WordPiece). Text that
-#   already begins with the BOS text, encoded with `parse_special=True`, gets a second BOS: encode template
-#   output with `add_special=False`.
-# * The stop set is built at load time: EOS, an EOT found by text in hash-map order (Qwen2: `<|im_end|>`),
-#   every token whose text is on llama.cpp's list (made CONTROL on the way, like Qwen2's `</s>`), and the
-#   fill-in-the-middle pad/repo/separator tokens, minus two exceptions. Stop on `tok.is_eog(id)`, not on
-#   `tok.eos_id` alone.
 
 # %% [markdown]
 # ## Exercises
@@ -434,9 +339,9 @@ check("07.add_eos")
 #    `EOM_TEXTS`) that the vocabulary has.
 #
 # The check asks every name of the vocabulary files, the same with keys removed or changed, and a few
-# names of each of 160 small random vocabularies, against `gguftok.vocab.Vocab`'s `special` ids. Rule 4
-# is a shortcut where several texts are there (see "Going deeper"); the random vocabularies that would
-# need llama.cpp's real order are not asked for `eot`.
+# names of each of 160 small random vocabularies, against `gguftok.vocab.Vocab`'s `special` ids. Where a
+# vocabulary has several of the texts, rule 4 is a shortcut ("Going deeper" says why): `eot` is not
+# asked where it would need llama.cpp's real order.
 #
 # Write it in [`mytok/bos_eos.py`](mytok/bos_eos.py).
 
@@ -468,7 +373,72 @@ check("07.special_id")
 check("07.eog_ids")
 
 # %% [markdown]
-# ## Going deeper: the first end-of-turn text
+# ## Recap
+#
+# * `add_bos`/`add_eos` come from, in order: the tokenizer model's default, the pre-tokenizer's preset (the
+#   Llama 3 family turns BOS on), the keys `tokenizer.ggml.add_bos_token`/`add_eos_token`, and Gemma 4's
+#   forced BOS.
+# * Having a BOS id is not the same as adding it: GPT-2 and Qwen2 have one and never add it.
+# * Special ids start from a default per model (none when past the end of the vocabulary); the
+#   `tokenizer.ggml.*_token_id` keys replace it.
+# * Template output that begins with the BOS text gets a second BOS with `add_special=True`: encode it with
+#   `add_special=False`.
+# * The stop set is built at load time: EOS, an EOT found by text, every token on llama.cpp's list (made
+#   CONTROL), the fill-in-the-middle tokens, minus two exceptions. Stop on `tok.is_eog(id)`.
+
+# %% [markdown]
+# ## Self-check
+#
+# 1. A byte-level BPE file has `tokenizer.ggml.pre = llama-bpe` and `tokenizer.ggml.add_bos_token = false`.
+#    Does it add BOS?
+#
+# <details><summary>Answer</summary>No. The preset switches BOS on (rule 2), but the key is read after it and
+# wins (rule 3). Only Gemma 4's forced BOS would come later, and this is not Gemma 4.</details>
+#
+# 2. Qwen2's file has a BOS id, 151643. Why does Qwen2's prompt not start with it?
+#
+# <details><summary>Answer</summary>Having a BOS id and adding it are separate facts. Byte-level BPE adds no
+# BOS by default, the `qwen2` preset does not switch it on, and the file has no `add_bos_token` key.</details>
+#
+# 3. A Llama 3 chat prompt starts with two 128000 ids. What went wrong, and what is the fix?
+#
+# <details><summary>Answer</summary>The chat template wrote `<|begin_of_text|>` as text, `parse_special=True`
+# read it as 128000, and `add_special=True` added BOS once more. Encode template output with
+# `add_special=False`.</details>
+#
+# 4. A generation loop stops when the model samples `tok.eos_id`. Why does it run on past the end of a Phi-3
+#    chat reply, and what should it test instead?
+#
+# <details><summary>Answer</summary>Phi-3 ends a turn with `<|end|>` (32007), not with its EOS 32000
+# `<|endoftext|>`. Test `tok.is_eog(id)`: the whole end-of-generation set built at load time.</details>
+
+# %% [markdown] jp-MarkdownHeadingCollapsed=true
+# ## Going deeper
+#
+# llama.cpp's load step in more detail: the hash-map order that picks an end-of-turn id, why the shortcut in
+# your `special_id` is only luck, the two exceptions to the stop set, and the rules for Gemma 4 and ChatGLM.
+
+# %% [markdown]
+# ### Which end-of-turn text wins: libstdc++'s hash-map order
+#
+# When the file names no EOT, llama.cpp walks its hash map from token text to id and takes the first text it
+# reaches that is on its list. Qwen2 has two candidates, `<|im_end|>` and `<|endoftext|>`, so the winner
+# depends on the order in which libstdc++'s `std::unordered_map` happens to visit them.
+# `gguftok.stdmap_order` reproduces that order; here are the two positions.
+
+# %%
+for position, tid, text in eot_candidates(qwen2):
+    print(f"position {position:>3d} in the map walk: {tid} {text}")
+print("EOT chosen:", qwen2.eot_id, qwen2.token_text(qwen2.eot_id))
+
+# %% [markdown]
+# `<|im_end|>` is reached first, so Qwen2's EOT is 151645: right for a chat model, whose turns end with
+# `<|im_end|>`. Nothing in the file says so; a different hash function would have picked `<|endoftext|>`.
+# The fill-in-the-middle tokens (`<fim_pad>`, `<|file_sep|>`, ...) are found by text in the same walk.
+# Qwen2's `</s>`, made a control token on the way, is one llama.cpp logs a "control-looking token" warning
+# for.
+#
+# ### The first end-of-turn text: a shortcut
 #
 # Your `special_id(md, "eot")` takes, among the end-of-turn texts a vocabulary has, the one that comes first
 # in `EOT_TEXTS`. llama.cpp takes the one its hash map reaches first. On the reference files with more
@@ -488,11 +458,14 @@ for name in NAMES:
 
 
 # %%
+SIZES = (50, 500, 5000, 50000)
+
+
 def list_order_agrees(n=300, seed=7):
     r = random.Random(seed)
     agree = 0
     for _ in range(n):
-        size = r.choice([50, 500, 5000, 50000])
+        size = r.choice(SIZES)
         tokens = [f"w{i}" for i in range(size)]
         a, b = r.sample(_ROLE_TEXTS["eot"], 2)
         i, j = r.sample(range(size), 2)
@@ -503,7 +476,8 @@ def list_order_agrees(n=300, seed=7):
 
 
 agree, n = list_order_agrees()
-print(f"the first text of the list is llama.cpp's choice in {agree} of {n} random vocabularies")
+print(f"vocabularies of {', '.join(f'{s:,}' for s in SIZES)} tokens: the first text of the list is "
+      f"llama.cpp's choice in {agree} of {n}")
 
 # %% [markdown]
 # So the shortcut is right on these files and no better than a guess elsewhere; to be exact you would
@@ -513,3 +487,36 @@ print(f"the first text of the list is llama.cpp's choice in {agree} of {n} rando
 
 # %%
 set(_ROLE_TEXTS["eot"]) <= _EOG_TEXTS
+
+# %% [markdown]
+# ### The two exceptions to the stop set
+#
+# Two exceptions, added to llama.cpp for particular model families, take an id out again. `<|end|>` leaves the
+# set when it also holds `<|call|>` or `<|calls|>`, and `<|return|>` or `<|flush|>` (gpt-oss and Solar Open
+# end a turn with those), and `</s>` leaves it when the set also holds `<|tool_response>` (Gemma 4, above) or
+# `<|plamo:eos|>` (PLaMo). A small vocabulary with an `<|end|>`, written as a `dict`, shows both sides: in
+# the first set `<|end|>` (3) stops generation, in the second it does not:
+
+# %%
+turns = {"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.merges": [], "tokenizer.ggml.eos_token_id": 0,
+         "tokenizer.ggml.tokens": ["<|endoftext|>", "<|start|>", "<|message|>", "<|end|>", "<|return|>", "hi"]}
+print(sorted(Vocab(turns).eog))
+turns["tokenizer.ggml.tokens"][5] = "<|call|>"
+print(sorted(Vocab(turns).eog))
+
+# %% [markdown]
+# And a five-token vocabulary `<|endoftext|>`, `<|im_start|>`, `<|im_end|>`, `</s>`, `hello` with EOS 0
+# stops on the EOS id plus the two other texts on llama.cpp's list: `<|im_start|>` opens a turn and does not
+# stop anything.
+
+# %%
+synthetic_eog(["<|endoftext|>", "<|im_start|>", "<|im_end|>", "</s>", "hello"], eos=0)
+
+# %% [markdown]
+# ### Gemma 4 and ChatGLM
+#
+# * For the model `gemma4` llama.cpp replaces the file's pre-tokenizer with its own Gemma 4 preset and turns
+#   BOS on after the keys were read: the last row of the rule table. It also starts Gemma 4 with no default
+#   ids at all (although it is byte-level BPE, whose defaults are 11): its file has to name them.
+# * Three ChatGLM presets (`chatglm-bpe`, `glm4`, `glm5`) clear the BOS id before the keys are read; a key
+#   can still set it.

@@ -17,17 +17,18 @@
 # # 09 · Matching llama.cpp token for token
 #
 # A tokenizer port is useful only if it gives *the same ids* as llama.cpp: a model was trained on those ids,
-# and one wrong id changes what it reads. "Close" is not a result here. This notebook shows how a tokenizer
-# is held to that standard:
+# and one wrong id changes what it reads. "Close" is not a result here. This notebook holds a tokenizer to
+# that standard with llama.cpp's own test files and with llama.cpp's answers recorded in bulk, and shows how
+# to find the first token where a wrong tokenizer goes astray. Every id printed below is computed here, by
+# gguftok or by your code.
 #
-# 1. three texts on Qwen2 and Llama 3, printed the way `llama-tokenize` prints them;
-# 2. llama.cpp's own test files (`.inp`/`.out`) for every vocabulary that has them, and a runner for them
-#    that **you** write in [`mytok/conformance.py`](mytok/conformance.py): `read_cases`, `run_cases` and
-#    `first_difference`. Notebook 12 grades your own tokenizer with it;
-# 3. the golden fixtures: thousands of llama.cpp answers recorded once and replayed against gguftok;
-# 4. a conformance view that takes any id list and points at the first token where it goes wrong.
+# After this notebook you can:
 #
-# Every id printed below is computed in this notebook, by gguftok or by your code.
+# * encode a text as `llama-tokenize` does, and say how its defaults differ from llama.cpp's test program;
+# * read llama.cpp's `.inp`/`.out` test files exactly as `tests/test-tokenizer-0.cpp` reads them;
+# * run a tokenizer on every case and point at the first id where it goes wrong;
+# * tell a runner that finds real failures from one that only ever says "passed";
+# * write that runner in `mytok/conformance.py`, the one notebook 12 grades your tokenizer with.
 
 # %%
 import unicodedata
@@ -42,6 +43,7 @@ from gguftok.viz.conformance_view import (
     case_table,
     compare_ids,
     conformance_view,
+    density_table,
     fixture_summary,
     spot_check,
     tokenize_lines,
@@ -59,12 +61,11 @@ TEXTS = ["Hello world, it's 2026!",
 # %% [markdown]
 # ## Three texts, two vocabularies
 #
-# Three texts that stress different parts of a pre-tokenizer: English with an apostrophe and a number, a few
-# lines of code with indentation, and mixed scripts with an emoji. `llama-tokenize` encodes with two
-# defaults worth knowing: it adds BOS **if the vocabulary asks for it** (`tokenizer.ggml.add_bos_token`), and
-# it **parses special tokens** in the text. `tokenize_lines` uses the same defaults and prints each token as
-# `{id:6d} -> '{piece}'`, exactly like `llama-tokenize` and `gguftok tokenize`. Below each listing is the
-# `--ids` form.
+# English with an apostrophe and a number, a few lines of code, and mixed scripts with an emoji: each
+# stresses another part of a pre-tokenizer. `llama-tokenize` encodes with two defaults worth knowing: it adds
+# BOS **if the vocabulary asks for it** (`tokenizer.ggml.add_bos_token`), and it **parses special tokens** in
+# the text. `tokenize_lines` does the same and prints each token as `llama-tokenize` does,
+# `{id:6d} -> '{piece}'`, then the `--ids` form.
 
 # %%
 print("Qwen2 adds BOS:", qwen2.add_bos, "   Llama 3 adds BOS:", llama3.add_bos)
@@ -78,20 +79,19 @@ tokenize_lines(llama3, TEXTS[0])
 # %% [markdown]
 # Qwen2 writes digits one at a time (`2`, `0`, `2`, `6`), Llama 3 in groups of up to three (`202`, `6`).
 # Llama 3 starts with `<|begin_of_text|>` (128000) because its vocabulary asks for BOS; Qwen2's does not.
-# The code sample:
+# The code sample, the lines around its indentation:
 
 # %%
-tokenize_lines(qwen2, TEXTS[1])
+tokenize_lines(qwen2, TEXTS[1], show=range(13, 18))
 
 # %%
-tokenize_lines(llama3, TEXTS[1])
+tokenize_lines(llama3, TEXTS[1], show=range(14, 19))
 
 # %% [markdown]
-# The newline joins the punctuation before it (`␣{↵`, id 341 in both), and of the four spaces of indentation
-# three make a token of their own (`␣␣␣`, id 262) while the last one goes to the next word (`␣sum`): a run of
-# whitespace keeps its last space for the word that follows. The mixed-script
-# text shows byte-level BPE at work: `😀` and the Cyrillic letters are pieces of UTF-8 bytes shown here
-# decoded, and a piece that is only part of a character shows as `�`, just as a terminal would show it.
+# The newline joins the punctuation before it (`␣{↵`, id 341 in both), and of the four spaces of
+# indentation three make a token (`␣␣␣`, id 262) while the last goes to the next word (`␣sum`): a run of
+# whitespace keeps its last space for the word that follows. In the mixed-script text, a piece that is only
+# part of a character shows as `�`, as a terminal would show it.
 
 # %%
 tokenize_lines(qwen2, TEXTS[2])
@@ -100,8 +100,8 @@ tokenize_lines(qwen2, TEXTS[2])
 tokenize_lines(llama3, TEXTS[2])
 
 # %% [markdown]
-# The six id lists, side by side with the ids `llama-tokenize` printed for the same texts (recorded once
-# from the pinned build). The comparison is code, not eyeballing:
+# The six id lists, beside the ids `llama-tokenize` printed for the same texts (recorded once from the
+# pinned build). The comparison is code, not eyeballing:
 
 # %%
 LLAMA_TOKENIZE = {
@@ -152,29 +152,26 @@ for text, ids in read_cases(inp, out)[:4]:
     print(f"{text!r:24s} -> {ids}")
 
 # %% [markdown]
-# Now write the three functions of a runner in [`mytok/conformance.py`](mytok/conformance.py):
-# `read_cases(inp, out)` by the rules above; `run_cases(encode, cases)`, which encodes every text and goes
-# on when `encode` raises (the error is recorded as text in place of the ids); and
+# You write the three functions of such a runner in [`mytok/conformance.py`](mytok/conformance.py):
+# `read_cases(inp, out)` by these rules, `run_cases(encode, cases)` to encode every text, and
 # `first_difference(got, expected)`, the first index where two id lists part. Only the first difference
-# matters: after a wrong merge every later position is shifted, so the rest of the list says little.
-# Exercises 09.read_cases, 09.run_cases and 09.first_difference at the end check them.
-#
-# gguftok's own runner on every vocabulary file:
+# matters: after a wrong merge every later position is shifted. gguftok's own runner, on every vocabulary
+# file (a few rows; the toggle opens all):
 
 # %%
 rows = case_rows()
-case_table(rows)
+case_table(rows, keep=["llama-bpe", "qwen2", "qwen35", "llama-spm", "bert-bge", "aquila", "gpt-neox"])
 
 # %% [markdown]
-# Every case passes, on every vocabulary that has cases (Qwen 3.5's file has 50 texts, the others 46).
-# Aquila, Baichuan, GPT-NeoX and Nomic BERT MoE ship without cases, so for them the golden fixtures below
-# are the only check.
+# Every case passes, on every vocabulary that has cases: Qwen3.5's file has 50 texts, the others 46. Aquila,
+# Baichuan, GPT-NeoX and Nomic BERT MoE ship without cases; for them the recorded answers below are the only
+# check.
 #
 # ### Your runner
 #
-# The same files through *your* runner, with gguftok's tokenizer as the encoder: your `read_cases` reads
-# each pair, your `run_cases` encodes every text, your `first_difference` says where a case fails. The cell
-# reads your file afresh each time it runs; until the three functions are written it says so.
+# The same files through *your* runner, with gguftok's tokenizer as the encoder: your `read_cases` reads each
+# pair, your `run_cases` encodes every text, your `first_difference` says where a case fails. The cell reads
+# your file afresh each time it runs.
 
 # %%
 def encoder(tok, normalize=None):
@@ -211,139 +208,100 @@ def my_runner(make_encode):
 my_runner(encoder)
 
 # %% [markdown]
-# A runner that only ever says "passed" proves nothing, so here is a tokenizer that must fail: it puts its
-# text into Unicode's decomposed form (NFD) before encoding, a typical mistake. `unicodedata.normalize("NFD",
-# ...)` splits `Ä` into `A` plus a combining diaeresis; llama.cpp's vocabularies do no such normalisation, so
-# from the first accented letter on the bytes, and the ids, differ. Your runner should find the cases with
-# accented letters (`Äpfel` among them), and only those, in every file but one: BERT's tokenizer (bert-bge)
-# takes accents off by itself, so for it the decomposed text encodes the same.
+# A runner that only ever says "passed" proves nothing, so here is a tokenizer that must fail. It puts its
+# text into Unicode's decomposed form (NFD) first, a typical mistake: `Ä` becomes `A` plus a combining
+# diaeresis, and from the first accented letter on, the bytes and the ids differ. Your runner should find the
+# cases with accented letters (`Äpfel` among them), and only those, in every file but BERT's (bert-bge),
+# whose tokenizer takes accents off by itself.
 
 # %%
 my_runner(lambda tok: encoder(tok, "NFD"))
 
 # %% [markdown]
-# 46 hand-picked texts are a good start, but they were written to catch the bugs llama.cpp's authors had
-# in mind. The next two checks are for the bugs nobody had in mind.
-
-# %% [markdown]
-# ## The golden fixtures: llama.cpp's answers, recorded
+# ## llama.cpp's answers, recorded
 #
-# The project can run llama.cpp itself as an **oracle**: `gguftok.conformance.oracle` loads the pinned
-# llama.cpp (through llama-cpp-python 0.3.36, the same source the vocabularies come from) in a separate
-# worker process, so a crash of llama.cpp on a hostile input is recorded as a crash instead of ending the
-# whole run. `python -m gguftok.conformance.golden` asked that oracle once about generated inputs (random
-# Unicode, whitespace runs, special-token texts glued to words, invalid UTF-8, ...) and stored its answers
-# in the repository. Each encode case is answered for all four `(add_special, parse_special)` pairs and
-# each decode case for all four `(remove_special, unparse_special)` pairs. Besides the 19 real vocabularies
-# there are fixtures for one real vocabulary relabelled with every pre-tokenizer name llama.cpp knows
-# (`pre-*`), and for built vocabularies of the tokenizer types no real file here uses (`synthetic-*`):
+# The 46 hand-picked texts were written to catch the bugs llama.cpp's authors had in mind. For the others,
+# llama.cpp itself was asked once about many generated inputs (random Unicode, whitespace runs,
+# special-token texts glued to words, invalid UTF-8, ...), and its answers were stored in the repository:
+# the **golden fixtures**. Each encode case is answered under all four `(add_special, parse_special)`
+# pairs, each decode case under all four `(remove_special, unparse_special)` pairs. Besides
+# the 19 real vocabularies there is one relabelled with every pre-tokenizer name llama.cpp knows (`pre-*`),
+# and built vocabularies of the tokenizer types no real file here uses (`synthetic-*`):
 
 # %%
 fixtures = [read_fixture(p) for p in fixture_paths()]
-fixture_summary(fixtures)
+fixture_summary(fixtures, keep=["qwen2", "llama-bpe", "llama-spm", "pre-*", "synthetic-*"])
 
 # %% [markdown]
-# "Crashes" counts inputs where llama.cpp itself aborts (for instance a token id out of range in a decode).
-# There gguftok must raise a `ValueError` rather than return something. The fixtures replay without
-# llama.cpp installed. A spot check of a few Qwen2 and Llama 3 cases, all four flag pairs each:
+# "Crashes" counts inputs where llama.cpp itself aborts (a token id out of range in a decode, for
+# instance): there gguftok must raise a `ValueError`. The fixtures replay without llama.cpp. A few Qwen2
+# cases, under all four flag pairs:
 
 # %%
 by_name = {fx.name: fx for fx in fixtures}
 spot_check(qwen2, by_name["qwen2"], [0, 3, 17, 250, 999])
 
-# %%
-spot_check(llama3, by_name["llama-bpe"], [0, 3, 17, 250, 999])
-
 # %% [markdown]
 # ## Checking your own ids
 #
-# Suppose your tokenizer gives a list of ids for one text. Where does it go wrong? `compare_ids` lines the
-# two lists up and marks the **first** position where they differ, the position your `first_difference`
-# finds. The NFD mistake from above, on the mixed-script text: the ids of the normalised text, against the
-# reference for the original text:
+# Suppose your tokenizer gives a list of ids for one text. `compare_ids` lines it up with the reference and
+# marks the **first** position where they differ, the one your `first_difference` finds. The NFD mistake
+# from above, on the mixed-script text:
 
 # %%
 student = qwen2.encode(unicodedata.normalize("NFD", TEXTS[2]), add_special=False)
 conformance_view(qwen2, TEXTS[2], student)
 
 # %% [markdown]
-# A second mistake: forgetting that `llama-tokenize` adds BOS for Llama 3 (its vocabulary asks for it) but
-# not for Qwen2. Here are `llama-tokenize`'s Llama 3 ids for the first text, without the leading 128000,
-# pasted as text:
+# A second mistake: forgetting that `llama-tokenize` adds BOS for Llama 3. Its ids for the first text,
+# without the leading 128000, pasted as text:
 
 # %%
 conformance_view(llama3, TEXTS[0], "[9906, 1917, 11, 433, 596, 220, 2366, 21, 0]")
 
 # %% [markdown]
-# The second list is right token for token but lacks BOS, so everything is shifted by one and the first
-# difference is at index 0. The view accepts ids as a list or as pasted text (`[1, 2]`, `1 2`, `1,2`), and
-# `compare_ids` compares any two lists, for instance two ports against each other.
+# The list is right token for token but lacks BOS, so everything is shifted by one and the first difference
+# is at index 0. The view takes ids as a list or as pasted text (`[1, 2]`, `1 2`, `1,2`).
 #
 # ## Try it
 #
-# Type a text, paste ids (from your tokenizer, or from `llama-tokenize --ids`), and pick a vocabulary. An
-# empty id box is filled with the reference ids; edit one to see the marker move.
+# Type a text, paste ids (from your tokenizer, or from `llama-tokenize --ids`), and pick a vocabulary. It
+# starts with the code sample and the ids of a tokenizer that missed one merge, writing `␣{↵` as two
+# tokens. An empty id box is filled with the reference ids; edit one to see the marker move.
 
 # %% tags=["nbval-ignore-output"]
 from gguftok.viz.conformance_view import conformance_playground  # noqa: E402
 
-conformance_playground(text=TEXTS[2], ids=str(student), vocab="qwen2")
+code_ids = qwen2.encode(TEXTS[1])
+missed = code_ids[:14] + qwen2.encode(" {") + qwen2.encode("\n") + code_ids[15:]  # 341 as two tokens
+conformance_playground(text=TEXTS[1], ids=str(missed), vocab="qwen2")
 
 # %% [markdown]
-# The same view without the widget:
+# The same view without the widget, as it starts:
 
 # %%
-compare_ids(qwen2, student, qwen2.encode(TEXTS[2], add_special=False, parse_special=True),
-            labels=("student", "gguftok / llama.cpp"))
+conformance_view(qwen2, TEXTS[1], missed)
 
 # %% [markdown]
 # ## How dense is each vocabulary?
 #
-# Same three texts, every vocabulary that loads, counted without BOS: tokens per character. Lower means each
-# token carries more text. The mixed-script text separates them most: GPT-2, with a small English-centred
-# vocabulary, needs more than one token per character there (byte pieces), while Gemma 4 and Command-R, with
-# vocabularies of over 250,000 tokens, need half a token per character.
+# The three texts on every vocabulary, counted without BOS: tokens per character (lower means each token
+# carries more text). The mixed-script text separates them most: GPT-2, with a small English-centred
+# vocabulary, needs more than one token per character there, while Gemma 4 (262,144 tokens) and Command-R
+# (256,000) need half a token per character.
 
 # %%
 all_toks = {p.name.removeprefix("ggml-vocab-").removesuffix(".gguf"): Tokenizer.from_gguf(p)
             for p in sorted(VOCAB.glob("ggml-vocab-*.gguf"))}
 density = tokens_per_character(all_toks, TEXTS)
-for name, values in density.items():
-    print(f"{name:<16s} " + "  ".join(f"{v:.2f}" for v in values))
+LABELS = ["English + number", "code", "mixed scripts"]
+density_table(density, LABELS, {name: tok.n_vocab for name, tok in all_toks.items()},
+              keep=["gpt-2", "llama-bpe", "qwen2", "llama-spm", "command-r", "gemma-4"])
 
 # %% tags=["nbval-ignore-output"]
 from gguftok.viz.conformance_view import tokens_per_character_figure  # noqa: E402
 
-tokens_per_character_figure(density, ["English + number", "code", "mixed scripts"]);
-
-# %% [markdown]
-# ## Three layers of checking
-#
-# How gguftok keeps matching llama.cpp, from cheapest to strongest:
-#
-# - **llama.cpp's cases** (above): 15 vocabularies, a few hundred texts, read and run as llama.cpp runs them.
-# - **Golden fixtures** (above): the oracle's recorded answers for all 19 vocabularies, every pre-tokenizer
-#   name and every tokenizer type, under all flag combinations. They need no llama.cpp, so anyone can
-#   replay them, this notebook included.
-# - **The differential fuzzer** (`python -m gguftok.conformance.fuzz --vocab qwen2 -n 20000`, or
-#   `make fuzz`): fresh random inputs through gguftok and the live oracle, every answer compared. A
-#   disagreement is shrunk to a small input that still disagrees and printed with both id lists and their
-#   pieces, the same kind of view as `compare_ids` above. Any such input becomes a new fixed case.
-#
-# The fuzzer and the fixture generator need the oracle (`make oracle`); this notebook does not.
-
-# %% [markdown]
-# ## What you can now explain
-#
-# - Why exact id equality is the only useful check of a tokenizer port, and why only the first difference
-#   matters.
-# - `llama-tokenize`'s defaults (BOS if the vocabulary asks, special tokens parsed) versus
-#   `test-tokenizer-0`'s (no BOS, no special parsing), and what each does to the ids.
-# - How llama.cpp's `.inp`/`.out` files are read: texts between separators, kept as bytes, one line of ids
-#   per text, and what happens at the ends of the files.
-# - How gguftok reproduces `llama-tokenize`'s six id lists and passes all of llama.cpp's test cases on the 15
-#   vocabularies that have them.
-# - What the golden fixtures record, why llama.cpp runs in a separate process, and what the fuzzer adds.
+tokens_per_character_figure(density, LABELS);
 
 # %% [markdown]
 # ## Exercises
@@ -422,3 +380,87 @@ check("09.run_cases")
 
 # %%
 check("09.first_difference")
+
+# %% [markdown]
+# ## Recap
+#
+# - Only exact id equality counts, and only the first difference matters: after it, everything is shifted.
+# - `llama-tokenize` adds BOS if the vocabulary asks and parses special tokens; `test-tokenizer-0` does
+#   neither.
+# - llama.cpp's `.inp`/`.out` files: texts between separators, kept as bytes, one line of ids per text;
+#   gguftok passes every case on the 15 vocabularies that have them.
+# - A runner must be shown to fail: a tokenizer that normalises to NFD fails exactly the accented cases.
+# - Recorded answers (golden fixtures) extend the check to every vocabulary, every flag pair and inputs
+#   nobody picked by hand, and replay without llama.cpp.
+
+# %% [markdown]
+# ## Self-check
+#
+# 1. Your tokenizer's ids for a Llama 3 prompt are the same ids as `llama-tokenize`'s, but one fewer, and the
+#    first difference is at index 0. What is the likeliest cause?
+#
+# <details><summary>Answer</summary>A missing BOS: Llama 3's vocabulary asks for it and `llama-tokenize` adds
+# it, so every id of yours sits one position early and the first difference is at index 0.</details>
+#
+# 2. Why are llama.cpp's test cases encoded with `add_special=False, parse_special=False`?
+#
+# <details><summary>Answer</summary>So that only the text is tested: no BOS or EOS is added, and no text in a
+# case is read as a control token. `test-tokenizer-0` encodes so.</details>
+#
+# 3. An `.inp` file ends with a separator. How many texts does that separator start?
+#
+# <details><summary>Answer</summary>None: a separator at the very end of the file starts no further
+# text.</details>
+#
+# 4. Your runner reports every case of every file as passed. What do you run to trust it?
+#
+# <details><summary>Answer</summary>A tokenizer that must fail, such as one that normalises to NFD first: the
+# runner has to report the accented cases, and only those.</details>
+
+# %% [markdown] jp-MarkdownHeadingCollapsed=true
+# ## Going deeper
+#
+# How llama.cpp's answers were recorded, the fuzzer that looks for inputs nobody thought of, and a second
+# spot check.
+
+# %% [markdown]
+# ### The oracle
+#
+# The project can run llama.cpp itself as an **oracle**: `gguftok.conformance.oracle` loads the pinned
+# llama.cpp (through llama-cpp-python 0.3.36, the same source the vocabularies come from) in a separate
+# worker process, so that a crash of llama.cpp on a hostile input is recorded as a crash instead of ending
+# the whole run. `python -m gguftok.conformance.golden` asked that oracle once about the generated inputs and
+# stored its answers in the repository, one compressed file per vocabulary; the same files hold the
+# BOS/EOS facts notebook 07 compares with.
+#
+# ### Three layers of checking
+#
+# How gguftok keeps matching llama.cpp, from cheapest to strongest:
+#
+# - **llama.cpp's cases**: 15 vocabularies, a few hundred texts, read and run as llama.cpp runs them.
+# - **Golden fixtures**: the oracle's recorded answers for all 19 vocabularies, every pre-tokenizer name and
+#   every tokenizer type, under all flag combinations. They need no llama.cpp, so anyone can replay them,
+#   this notebook included.
+# - **The differential fuzzer**: fresh random inputs through gguftok and the live oracle, every answer
+#   compared. A disagreement is shrunk to a small input that still disagrees and printed with both id lists
+#   and their pieces, the same kind of view as `compare_ids` above. Any such input becomes a new fixed case.
+#
+# ```sh
+# python -m gguftok.conformance.fuzz --vocab qwen2 -n 20000
+# ```
+#
+# The fuzzer and the fixture generator need the oracle (`make oracle` builds it); this notebook does not.
+#
+# ### A spot check on Llama 3
+#
+# The same encode cases of the Llama 3 fixture:
+
+# %%
+spot_check(llama3, by_name["llama-bpe"], [0, 3, 17, 250, 999])
+
+# %% [markdown]
+# `compare_ids` compares any two id lists, for instance two ports against each other:
+
+# %%
+compare_ids(qwen2, student, qwen2.encode(TEXTS[2], add_special=False, parse_special=True),
+            labels=("student", "gguftok / llama.cpp"))

@@ -18,7 +18,7 @@
 #
 # Notebooks 02 to 06 followed byte-level BPE: a byte map, a merge list, a pre-tokenizer regex. Not every
 # vocabulary works that way. The key `tokenizer.ggml.model` names the family, and llama.cpp runs a different
-# algorithm for each one:
+# algorithm for each:
 #
 # | `tokenizer.ggml.model` | llama.cpp name | idea |
 # |---|---|---|
@@ -29,11 +29,15 @@
 # | `rwkv` | RWKV | greedy longest match on raw bytes |
 # | `plamo2` | PLaMo-2 | best-scoring split over a byte-fallback vocabulary |
 #
-# Most of this notebook is about SentencePiece (SPM). It is the family of Llama 1 and 2, Mistral and Phi-3,
-# and the second family your own tokenizer handles: in the middle of the notebook you write it in
-# `mytok/sentencepiece.py`. At the end there is a short look at the others. Every id and every count printed
-# here comes from `gguftok` running on the vocabulary files. The same Llama 2 example was checked against
-# llama.cpp itself (the pinned llama-cpp-python 0.3.36 build), and the ids agree.
+# SentencePiece (SPM), the family of Llama 1 and 2, Mistral and Phi-3, is the second family your own
+# tokenizer handles; the others get a short look at the end.
+#
+# **After this notebook you can**
+#
+# - run SentencePiece's merge by hand: highest score first, leftmost on ties, only pairs that spell a token;
+# - explain the `▁` escaping, the prefix space after every special token, and `<0xXX>` byte fallback;
+# - write `spm_merge` and `spm_encode` in your own package, with llama.cpp's ids on Llama 2;
+# - tell the families apart on one sentence: WordPiece, Unigram, RWKV and PLaMo-2 beside BPE.
 
 # %%
 from gguftok import Tokenizer
@@ -41,11 +45,12 @@ from gguftok.data import vocab_dir
 from gguftok.viz.families_view import (
     compare_families,
     counts_figure,
+    counts_table,
     family_view,
-    format_counts,
     load_all,
     normalize_view,
     pieces_table,
+    spm_escape,
     spm_steps_view,
     token_counts,
     toy_spm_encode,
@@ -64,75 +69,60 @@ llama_spm = load("llama-spm")
 # ## SentencePiece merging on a toy vocabulary
 #
 # A SentencePiece vocabulary has no merge list. Each token has a **score** instead (`tokenizer.ggml.scores`,
-# roughly a log-probability). The merge rule is:
+# roughly a log-probability), and the rule is:
 #
 # 1. replace every space with `▁` (U+2581) and put one `▁` in front of the text;
 # 2. cut the text into characters;
-# 3. look at every pair of neighbours; if the two together form a token, that pair may merge. Merge the pair
-#    whose token has the **highest score**; on a tie, the leftmost pair;
+# 3. among the pairs of neighbours that together form a token, merge the one whose token has the **highest
+#    score** (on a tie, the leftmost);
 # 4. repeat until no pair forms a token.
 #
 # Whatever symbol is left that is not a token is written as its UTF-8 bytes, one `<0xXX>` token per byte.
-#
-# The toy vocabulary below has 18 scored tokens plus the 256 byte tokens. `toy_spm_encode` runs it through
-# the same `SPMModel` the real tokenizer uses.
+# The toy vocabulary below has a few scored tokens plus a token for every byte; `toy_spm_encode` runs it
+# through the same `SPMModel` the real tokenizer uses.
 
 # %%
 TOY_TEXTS, TOY_SCORES = toy_spm_vocab()
-for t, s in zip(TOY_TEXTS[:18], TOY_SCORES[:18], strict=True):
-    print(f"{t:<8s}{s:6.1f}")
-
-# %%
+scored = [(t, s) for t, s in zip(TOY_TEXTS, TOY_SCORES, strict=True) if not t.startswith("<0x")]
+print(len(scored), "scored tokens:", ", ".join(f"{t} {s}" for t, s in scored))
+print(len(TOY_TEXTS) - len(scored), "byte tokens:", TOY_TEXTS[len(scored)], "...", TOY_TEXTS[-1])
 print(toy_spm_encode("Hello world", TOY_TEXTS, TOY_SCORES))
 print(toy_spm_encode("Hello wörld", TOY_TEXTS, TOY_SCORES))
 
 # %% [markdown]
-# `Hello world` becomes two tokens. `Hello wörld` cannot: `ö` is not in the vocabulary, and no pair that
-# contains it is a token. So `ö` stays alone and falls back to its two UTF-8 bytes, `<0xC3>` and `<0xB6>`. Its
-# neighbour `r` never gets a partner, and only `ld` merges on that side.
-#
-# The order of the merges shows the score rule at work. `spm_steps_view` repeats the merging one step at a
-# time with the plain rule (the library uses a priority queue; both end in the same tokens). The merged
-# symbol of each step is drawn in blue.
+# `Hello world` becomes two tokens. `Hello wörld` cannot: `ö` is not in the vocabulary and no pair that
+# contains it is a token, so it falls back to its two UTF-8 bytes, `<0xC3>` and `<0xB6>`; its neighbour `r`
+# never gets a partner. `spm_steps_view` repeats the merging one step at a time with the plain rule (the merged
+# symbol of each step in blue):
 
 # %%
 spm_steps_view("Hello world", TOY_TEXTS, TOY_SCORES)
 
 # %% [markdown]
-# The order is not left to right. `ld` (−4.5) comes first, then `lo`, `or`, `▁w`. Once `▁w` and `or`
-# exist, `▁wor` (−4.0) can form, and then `▁world` (−2.0). Only after that do the low-scoring `▁H`, `▁He`,
-# `▁Hel` build up to `▁Hello`. A pair can merge only when both halves are already symbols. So a high score
-# does not help `▁Hello` until `▁Hel` and `lo` exist.
-
-# %% [markdown]
+# The order is not left to right. `ld` (−4.5) comes first, then `lo`, `or`, `▁w`; once `▁w` and `or` exist,
+# `▁wor` (−4.0) can form, then `▁world` (−2.0). Only after that do the low-scoring `▁H`, `▁He`, `▁Hel` build
+# up to `▁Hello`: a pair can merge only when both halves are already symbols.
+#
 # ## The real Llama 2 vocabulary
 #
-# `ggml-vocab-llama-spm.gguf` is the 32,000-token Llama 2 vocabulary. It also adds a BOS token, `<s>` (id 1).
+# `ggml-vocab-llama-spm.gguf` is Llama 2's vocabulary; it adds a BOS token, `<s>` (id 1), in front.
 
 # %%
 ids = llama_spm.encode("Hello wörld 😀")
-print(ids)
+print(llama_spm.n_vocab, "tokens;", ids)
 pieces_table(llama_spm, ids)
 
 # %% [markdown]
-# These are the ids `llama-tokenize` prints for the same text at our pinned llama.cpp: 1, 15043, 281, 1340,
-# 430, 29871, 243, 162, 155, 131. Unlike the toy, the real vocabulary has `ör` as a token, so `wörld` needs
-# no byte fallback. The emoji has no token, and no pair of its bytes makes one. So it comes out as four byte
-# tokens, `<0xF0> <0x9F> <0x98> <0x80>`. In this vocabulary the byte tokens start at id 3, so byte *b* has
-# id *b* + 3. The space before the emoji is a token of its own, `▁` (29871).
+# These are the ids `llama-tokenize` prints for the same text at the pinned llama.cpp. The real vocabulary has
+# `ör`, so `wörld` needs no fallback; the emoji has no token, nor has any pair of its bytes, so it becomes four
+# byte tokens, and the space before it is a token of its own, `▁` (29871). The byte tokens start at id 3: byte
+# *b* is id *b* + 3.
 #
-# A byte token alone is not text, so the chips frame the four ids together with the character they spell:
-
-# %%
-family_view(llama_spm, "Hello wörld 😀", title="llama-spm")
-
-# %% [markdown]
 # ### A `▁` after every special token
 #
-# The leading `▁` is not only put at the start of the text. With `parse_special=True`, a special token such
-# as `<s>` cuts the text into fragments (notebook 06). llama.cpp puts a `▁` in front of **every** raw fragment
-# that follows a special token. So `Hi` becomes `▁Hi` (6324) here, and ` there` becomes `▁▁there`: a lone `▁`
-# (29871), then `▁there` (727).
+# With `parse_special=True` a special token such as `<s>` cuts the text into fragments (notebook 06), and
+# llama.cpp puts a `▁` in front of **every** raw fragment that follows a special token: `Hi` becomes `▁Hi`
+# (6324), and ` there` becomes `▁▁there`, a lone `▁` (29871) then `▁there` (727).
 
 # %%
 ids = llama_spm.encode("<s>Hi<s> there", parse_special=True)
@@ -141,65 +131,43 @@ print(ids, [llama_spm.token_text(i) for i in ids])
 # %% [markdown]
 # ### Decoding
 #
-# Decoding turns every `▁` back into a space and every byte token back into its byte. llama.cpp also removes
-# the one space that the prefix `▁` put at the front, but only from the **first** token it decodes. If that
-# first token is `<s>`, whose piece is empty, the space stays:
+# Decoding turns every `▁` back into a space and every byte token back into its byte, and removes the one
+# space the prefix `▁` put in front, but only from the **first** token it decodes. If that first token is
+# `<s>`, whose piece is empty, the space stays:
 
 # %%
 ids = llama_spm.encode("Hello wörld 😀")
 print(repr(llama_spm.decode(ids)))       # starts with <s>: the space stays
 print(repr(llama_spm.decode(ids[1:])))   # starts with ▁Hello: the space is removed
-print(repr(llama_spm.decode(ids, remove_special=True)))
-
-# %% [markdown]
-# The third line may be surprising: `remove_special=True` drops the `<s>`, but llama.cpp then also turns the
-# space removal off, so the space stays. We copy that rule as the pinned llama.cpp has it.
 
 # %% [markdown]
 # ### Phi-3 and Baichuan
 #
-# Phi-3 reuses the Llama 2 vocabulary (plus chat tokens), so it gives the same ids on ordinary text.
-# Baichuan is a SentencePiece vocabulary of 125,696 tokens with many Chinese words, so Chinese text needs
-# far fewer tokens:
+# Phi-3 reuses the Llama 2 vocabulary (plus chat tokens), so it gives the same ids on ordinary text. Baichuan
+# is a SentencePiece vocabulary with many Chinese words, so Chinese text needs far fewer tokens:
 
 # %%
 phi3, baichuan = load("phi-3"), load("baichuan")
 for text in ["Hello wörld 😀", "我们今天去公园散步。"]:
     for name, tok in [("llama-spm", llama_spm), ("phi-3", phi3), ("baichuan", baichuan)]:
-        print(family_view(tok, text, title=name).text)
+        print(family_view(tok, text, title=f"{name} (vocabulary of {tok.n_vocab:,})").text)
     print()
 
 # %% [markdown]
 # ## What the merge is given: escaped text
 #
-# The merge never sees the text as typed. Before it, the tokenizer does two things to every piece of raw
-# text that the special-token partition leaves (notebook 06):
-#
-# 1. **The prefix.** If the piece comes first, or right after a special token, it gets one space in front.
-#    The key `tokenizer.ggml.add_space_prefix` turns this off when it is `false`; when the file does not
-#    have the key (Llama 2's has not, the cell below shows), it is on.
-# 2. **The escape.** Every space becomes `▁` (U+2581, "lower one eighth block"). Nothing else changes: a
-#    tab, a newline, an accent stay as they are.
-#
-# `gguftok.viz.families_view.spm_escape` does both, for a piece that gets the prefix:
-
-# %%
-from gguftok.viz.families_view import spm_escape  # noqa: E402
-
-print("add_space_prefix in the file:", "tokenizer.ggml.add_space_prefix" in llama_spm.vocab.md)
-for text in ["Hello world", "  Hi", "a\tb\nc", ""]:
-    print(f"{text!r:>15} -> {spm_escape(text)!r}")
-
-# %% [markdown]
-# Your tokenizer in notebook 12 does the same, and hands each escaped piece to the function you write below,
-# `spm_encode`, with the vocabulary in two tables read from the file: `token_ids`, each token's text to its
-# id (from `tokenizer.ggml.tokens`), and `scores`, each id's score (`tokenizer.ggml.scores`), plus the id of
-# the unknown token (`tokenizer.ggml.unknown_token_id`). The ids of the escaped pieces, one after the other,
-# are the tokenizer's ids. For `<s>Hi<s> there` (with `parse_special=True`) the pieces are `Hi` and
-# ` there`, both after a special token:
+# Each piece of raw text the special-token partition leaves gets **the prefix**, one space in front if it
+# comes first or right after a special token (unless `tokenizer.ggml.add_space_prefix` is `false`; Llama 2's
+# file has no such key: on), then **the escape**: every space becomes `▁`, and nothing else changes.
+# `spm_escape` does both. Your tokenizer in notebook 12 hands each escaped piece to your `spm_encode`, with
+# `token_ids` (each token's text to its id), `scores` (each id's score) and the unknown token's id, all read
+# from the file. For `<s>Hi<s> there` the pieces are `Hi` and ` there`, both after a special token:
 
 # %%
 md = llama_spm.vocab.md
+print("add_space_prefix in the file:", "tokenizer.ggml.add_space_prefix" in md)
+for text in ["Hello world", "  Hi", "a\tb\nc", ""]:
+    print(f"{text!r:>15} -> {spm_escape(text)!r}")
 token_ids = {text: i for i, text in enumerate(md["tokenizer.ggml.tokens"])}
 scores = [float(s) for s in md["tokenizer.ggml.scores"]]  # gguftok reads this array as NumPy
 unk_id = md["tokenizer.ggml.unknown_token_id"]
@@ -210,30 +178,19 @@ for piece in ["Hi", " there"]:
 print("the whole text:", llama_spm.encode("<s>Hi<s> there", add_special=False, parse_special=True))
 
 # %% [markdown]
-# ## llama.cpp's SentencePiece session
+# ## Now write it: `mytok/sentencepiece.py`
 #
-# `spm_steps_view` above scans every pair again before each merge. llama.cpp (`llm_tokenizer_spm_session` in
-# `llama-vocab.cpp`) makes the same merges with a queue, like notebook 05's, with three differences:
+# Open [`mytok/sentencepiece.py`](mytok/sentencepiece.py). It has two functions to write, each with its check
+# in the exercises below:
 #
-# - **The order.** The pair whose token has the highest **score** comes out first (notebook 05: the lowest
-#   rank); on equal scores, the leftmost pair.
-# - **What may merge.** Any two neighbours whose concatenation is a token, of any type. There is no merge
-#   list: the vocabulary itself says what can join.
-# - **What goes in.** At the start, every pair of neighbouring characters that together spell a token; after
-#   each merge, the two pairs the new symbol forms with its neighbours, again only if they spell a token.
-#   An entry whose symbols have changed since it went in is stale and skipped when it comes out, exactly as
-#   in notebook 05.
+# - `spm_merge(text, token_ids, scores)`: the merge, returning the symbols left. A loop that scans every pair
+#   again before each merge gives the right symbols; llama.cpp uses a queue like notebook 05's, highest score
+#   first (`heapq` with `(-score, position, ...)` entries), skipping entries whose symbols have changed;
+# - `spm_encode(text, token_ids, scores, unk_id)`: your merge, then the ids. Every merge makes a token, so a
+#   symbol that is not one is a single character: it becomes its UTF-8 bytes, each the token `<0xNN>` (`NN`
+#   in upper-case hex), or `unk_id` for a byte that has no such token.
 #
-# When the queue is empty, each symbol left is emitted in order: a symbol that is a token gives its id.
-# Every merge made a token, so a symbol that is not one is a single character that never merged. (llama.cpp's
-# emitting function, `resegment`, has a branch that would split such a symbol back into the two it was made
-# from, using a table of merges it calls `rev_merge`; since a merge only ever makes a token, that branch is
-# never taken.) Such a character is written as its UTF-8 bytes, each byte the token `<0xNN>`, `NN` its
-# value in upper-case hex. If a vocabulary has no `<0xNN>` token for a byte, llama.cpp tries the byte alone
-# as a one-character token and, failing that, stops with an error; your `spm_encode` gives the unknown token
-# there instead, so that it always has an answer.
-#
-# Here are the symbols the merge leaves for the earlier example on the real vocabulary, and what each becomes:
+# Here are the symbols the merge leaves for the example above, and what each becomes:
 
 # %%
 from gguftok.models.spm import spm_merge  # noqa: E402
@@ -248,35 +205,18 @@ for sym in symbols:
         print(f"{sym.decode()!r:>9}: no token; its bytes {fallback} -> {[token_ids[t] for t in fallback]}")
 
 # %% [markdown]
-# `ör` is a token of Llama 2, so `ö` merged; the emoji has no token and no pair around it is one, so its
-# four bytes come out as four byte tokens, each id the byte plus 3.
-#
-# ## Now write it: `mytok/sentencepiece.py`
-#
-# Open [`mytok/sentencepiece.py`](mytok/sentencepiece.py), your package's module for this stage. It has two
-# functions to write, each with its check at the end of this notebook:
-#
-# - `spm_merge(text, token_ids, scores)`: the merge, highest score first and leftmost on ties, returning the
-#   symbols left. A plain loop that scans every pair again gives the same symbols; the queue is how llama.cpp
-#   does it, and `heapq` with `(-score, position, ...)` entries gives you the highest score first;
-# - `spm_encode(text, token_ids, scores, unk_id)`: your merge, then the ids, with the byte fallback.
-#
-# The checks use the toy vocabulary with an unknown token added after the byte tokens (id 274), as these
-# three names:
+# The checks use the toy vocabulary with an unknown token added after the byte tokens, as these three names.
+# The cell after runs your `spm_encode` beside gguftok's tokenizer on the real Llama 2 vocabulary, reading your
+# file afresh each time.
 
 # %%
+from gguftok.exercises import workspace  # noqa: E402
 from gguftok.exercises.lesson11 import toy_ids  # noqa: E402
 
 TOY_IDS, TOY_SCORES, TOY_UNK = toy_ids()
 print(len(TOY_IDS), "tokens;", "<unk> is", TOY_UNK)
 
-# %% [markdown]
-# The cell below runs your `spm_encode` beside gguftok's tokenizer on a few texts of the real Llama 2
-# vocabulary, escaped as above. It reads your file afresh each time it runs.
-
 # %%
-from gguftok.exercises import workspace  # noqa: E402
-
 for text in ["Hello world", "Hello wörld 😀", "  Hi", "Tokenizers are unbelievable."]:
     expected = llama_spm.encode(text, add_special=False)
     try:
@@ -289,28 +229,24 @@ for text in ["Hello world", "Hello wörld 😀", "  Hi", "Tokenizers are unbelie
 # %% [markdown]
 # ## WordPiece: BERT (`bert-bge`)
 #
-# WordPiece works word by word. First the text is cut into words: lower-cased, accents removed, and every
-# punctuation mark made a word of its own (`gguftok.models.wpm.preprocess`). Then each word is matched
-# greedily: take the longest token that starts the word, then the longest token that continues it, and so
-# on. In the GGUF file, a token that starts a word begins with `▁`, and a continuation has no marker (BERT's
-# own files write it the other way round, with `##`). A BERT vocabulary adds `[CLS]` in front and `[SEP]` at
-# the end.
+# WordPiece works word by word. The text is lower-cased, accents are removed, and every punctuation mark
+# becomes a word of its own (`gguftok.models.wpm.preprocess`); then each word is matched greedily, the longest
+# token that starts it, then the longest that continues it. In the GGUF file a token that starts a word begins
+# with `▁` (BERT's own files mark the continuations with `##` instead). A BERT vocabulary adds `[CLS]` in
+# front and `[SEP]` at the end.
 
 # %%
 bert = load("bert-bge")
 wordpiece_view(bert, "Hello, wörld! Tokenizers are unbelievable.")
 
-# %%
-family_view(bert, "Hello, wörld! Tokenizers are unbelievable.", title="bert-bge")
-
 # %% [markdown]
 # ## Unigram: `nomic-bert-moe`
 #
-# A Unigram vocabulary first **normalises** the text with a precompiled character map stored in the file
-# (`tokenizer.ggml.precompiled_charsmap`): a trie that maps character sequences to replacements, in the
-# style of Unicode NFKC. Full-width letters become ASCII, a circled digit becomes a digit, and spaces become
-# `▁`. Then it picks, among all ways to split the normalised text into tokens, the one with the highest
-# total score (the Viterbi algorithm).
+# A Unigram vocabulary first **normalises** the text with a character map stored in the file
+# (`tokenizer.ggml.precompiled_charsmap`), in the style of Unicode NFKC: full-width letters become ASCII, a
+# circled digit a digit, spaces `▁`. Then it picks, among all ways to split the result into tokens, the one
+# with the highest total score (the Viterbi algorithm). It lower-cases nothing (`Ｈｅｌｌｏ` becomes `Hello`),
+# and the full-width text and the plain one get the same ids:
 
 # %%
 nomic = load("nomic-bert-moe")
@@ -321,15 +257,11 @@ print(family_view(nomic, "ｈｅｌｌｏ ① world", title="nomic-bert-moe").te
 print(family_view(nomic, "hello 1 world", title="nomic-bert-moe").text)
 
 # %% [markdown]
-# After normalisation the full-width text and the plain text are the same string, so they get the same ids.
-# This vocabulary lower-cases nothing: upper-case full-width letters become upper-case ASCII.
-
-# %% [markdown]
 # ## RWKV and PLaMo-2 (synthetic vocabularies)
 #
 # llama.cpp's test set has no RWKV or PLaMo-2 vocabulary, so this project builds small synthetic ones
 # (`data/synthetic/`). RWKV matches the longest token in raw bytes, greedily, with no `▁` and no
-# normalisation. PLaMo-2 finds the best-scoring split and falls back to `<0xXX>` byte tokens.
+# normalisation; PLaMo-2 finds the best-scoring split and falls back to `<0xXX>` byte tokens.
 
 # %%
 rwkv = Tokenizer.from_gguf("../data/synthetic/rwkv.gguf")
@@ -338,18 +270,20 @@ for name, tok in [("rwkv", rwkv), ("plamo2", plamo2)]:
     print(family_view(tok, "Hello wörld", title=name).text)
 
 # %% [markdown]
-# ## One sentence, 19 vocabularies
+# ## One sentence, every test vocabulary
 #
-# The table runs one sentence through all 19 test vocabularies, with the special tokens each adds. It is
-# sorted by family. Llama 2 and Phi-3 spend four byte tokens on the emoji; Baichuan has it as one token.
-# WordPiece drops the accent (`wörld` is `world`, 2088) and has no token for the emoji: `[UNK]` (100).
+# One sentence through all of llama.cpp's test vocabularies, with the special tokens each adds, sorted by
+# family. Llama 2 and Phi-3 spend four byte tokens on the emoji; Baichuan has it as one token; WordPiece drops
+# the accent (`wörld` is `world`, 2088) and has no token for the emoji: `[UNK]` (100).
 
 # %%
 TOKS = load_all()
+print(len(TOKS), "vocabularies")
 compare_families(TOKS, "Hello wörld 😀")
 
 # %% [markdown]
-# The same idea for a few languages, without special tokens. The counts come from our tokenizer:
+# The same idea for one sentence in four languages, without special tokens: a few vocabularies that make the
+# point, every one in the toggle and in the figure.
 
 # %%
 SENTENCES = {
@@ -359,12 +293,15 @@ SENTENCES = {
     "Russian": "Сегодня хорошая погода, поэтому мы идём гулять в парк.",
 }
 COUNTS = token_counts(TOKS, SENTENCES)
-print(format_counts(COUNTS))
+counts_table(COUNTS, ["gpt-2", "llama-spm", "baichuan", "qwen2", "gemma-4"])
 
 # %% tags=["nbval-ignore-output"]
 counts_figure(COUNTS, {n: t.vocab.type for n, t in TOKS.items()});
 
 # %% [markdown]
+# English costs about the same everywhere. GPT-2, trained mostly on English, spends several times as many
+# tokens on Chinese and Russian as the vocabularies trained on more languages.
+#
 # ## Try it
 #
 # Type a text and pick a vocabulary file. Things to try: an emoji with `llama-spm` (byte fallback), full-width
@@ -376,26 +313,10 @@ from gguftok.viz.families_view import families_playground  # noqa: E402
 families_playground(text="Hello wörld 😀", vocab="ggml-vocab-llama-spm.gguf")
 
 # %% [markdown]
-# The same view without the widget (this is what the tests check):
+# The view it shows, for its starting text and vocabulary:
 
 # %%
 family_view(TOKS["llama-spm"], "Hello wörld 😀", title="llama-spm")
-
-# %% [markdown]
-# ## What you can now explain
-#
-# - SentencePiece BPE has no merge list: it merges the neighbouring pair whose token scores highest,
-#   leftmost on ties, so merges do not run left to right. llama.cpp keeps the candidate pairs in a queue and
-#   skips stale entries, as the BPE merge queue does.
-# - Spaces are `▁`, one `▁` goes in front of the text and in front of every raw fragment after a special
-#   token (unless `tokenizer.ggml.add_space_prefix` is false), and decoding removes only the first one (and
-#   not after `<s>`). The merge itself only ever sees escaped text.
-# - A character with no token becomes its UTF-8 bytes as `<0xXX>` tokens; in Llama 2, byte *b* is id *b* + 3.
-#   Every merge makes a token, so only single characters ever need this.
-# - WordPiece lower-cases, strips accents, splits punctuation, then matches the longest token greedily and
-#   adds `[CLS]`/`[SEP]`.
-# - Unigram normalises with the file's character map, then picks the best-scoring split.
-# - RWKV matches the longest byte string greedily; PLaMo-2 picks the best-scoring split with byte fallback.
 
 # %% [markdown]
 # ## Exercises
@@ -450,3 +371,89 @@ check("11.spm_merge")
 
 # %%
 check("11.spm_encode")
+
+# %% [markdown]
+# ## Recap
+#
+# - SentencePiece has no merge list: it merges the neighbouring pair whose token scores highest, leftmost on
+#   ties, so merges do not run left to right, and a pair merges only once both halves exist.
+# - Spaces are `▁`; one `▁` goes in front of the text and of every raw fragment after a special token
+#   (unless `tokenizer.ggml.add_space_prefix` is false), and decoding removes only the first one.
+# - A character with no token becomes its UTF-8 bytes as `<0xXX>` tokens (in Llama 2, byte *b* is id *b* + 3);
+#   every merge makes a token, so only single characters ever need it.
+# - WordPiece lower-cases, strips accents, splits punctuation, matches the longest token greedily and adds
+#   `[CLS]`/`[SEP]`; Unigram normalises with the file's character map, then picks the best-scoring split.
+# - RWKV matches the longest byte string greedily; PLaMo-2 picks the best-scoring split with byte fallback.
+
+# %% [markdown]
+# ## Self-check
+#
+# 1. In the toy vocabulary `▁Hello` scores −3.0 and `ld` only −4.5, yet `ld` merges first and `▁Hello` last.
+#    Why?
+#
+#    <details><summary>Answer</summary>A pair can merge only when both its halves are already symbols.
+#    `▁Hello` needs `▁Hel` and `lo`, and `▁Hel` is built by the low-scoring merges `▁H` and `▁He`; `ld` is a pair
+#    of two characters from the start.</details>
+#
+# 2. What does the merge see for `<s>Hi<s> there` with `parse_special=True`, and why?
+#
+#    <details><summary>Answer</summary>Two pieces, `▁Hi` and `▁▁there`: each raw fragment after a special token
+#    gets a space in front, and every space becomes `▁`. The `<s>` tokens are ids already and never reach the
+#    merge.</details>
+#
+# 3. After the merge a symbol is not a token. Why can it only be one character, and what does `spm_encode`
+#    give for it?
+#
+#    <details><summary>Answer</summary>Every merge makes a token, so any symbol of two or more characters is a
+#    token. A lone character without a token becomes one `<0xNN>` token per UTF-8 byte (`unk_id` for a byte
+#    the vocabulary lacks): the emoji in Llama 2 is 243 162 155 131.</details>
+#
+# 4. `ｈｅｌｌｏ ① world` and `hello 1 world` give the same ids in `nomic-bert-moe`. Which step makes them
+#    equal?
+#
+#    <details><summary>Answer</summary>Unigram's normalisation with the file's precompiled character map:
+#    full-width letters become ASCII and the circled digit a digit, so both texts are the same string before
+#    any token is chosen.</details>
+
+# %% [markdown] jp-MarkdownHeadingCollapsed=true
+# ## Going deeper
+#
+# llama.cpp's own SentencePiece session, two of its edge cases, and BERT's added tokens.
+
+# %% [markdown]
+# ### llama.cpp's SentencePiece session
+#
+# `spm_steps_view` scans every pair again before each merge. llama.cpp (`llm_tokenizer_spm_session` in
+# `llama-vocab.cpp`) makes the same merges with a queue, like notebook 05's, with three differences:
+#
+# - **The order.** The pair whose token has the highest **score** comes out first (notebook 05: the lowest
+#   rank); on equal scores, the leftmost pair.
+# - **What may merge.** Any two neighbours whose concatenation is a token, of any type. There is no merge list:
+#   the vocabulary itself says what can join.
+# - **What goes in.** At the start, every pair of neighbouring characters that together spell a token; after
+#   each merge, the two pairs the new symbol forms with its neighbours, again only if they spell a token. An
+#   entry whose symbols have changed since it went in is stale and skipped when it comes out, exactly as in
+#   notebook 05.
+#
+# When the queue is empty, each symbol left is emitted in order. llama.cpp's emitting function, `resegment`,
+# has a branch that would split a symbol that is not a token back into the two it was made from, using a table
+# of merges it calls `rev_merge`; since a merge only ever makes a token, that branch is never taken. If a
+# vocabulary has no `<0xNN>` token for a byte, llama.cpp tries the byte alone as a one-character token and,
+# failing that, stops with an error; your `spm_encode` gives the unknown token there instead, so that it always
+# has an answer.
+#
+# ### Decoding with `remove_special=True`
+#
+# Dropping the `<s>` does not bring the first-space rule back: llama.cpp turns the space removal off when
+# `remove_special` is on, so the space stays. gguftok copies the rule as the pinned llama.cpp has it:
+
+# %%
+print(repr(llama_spm.decode(llama_spm.encode("Hello wörld 😀"), remove_special=True)))
+
+# %% [markdown]
+# ### BERT's added tokens
+#
+# `wordpiece_view` shows the words and their tokens; the whole encoding adds `[CLS]` and `[SEP]` around them:
+
+# %%
+family_view(bert, "Hello, wörld! Tokenizers are unbelievable.", title="bert-bge")

@@ -25,6 +25,7 @@
 # - assemble a working tokenizer from its stages: special tokens, pre-tokenizer, byte map, merge queue, word
 #   cache for byte-level BPE; space escaping and score-ordered merges for SentencePiece;
 # - grade it against llama.cpp's own test files on thirteen vocabularies, and rerun the first mismatch;
+# - put its tokens beside gguftok's, for any text, to see where the two part;
 # - build a chat prompt that no user message can forge.
 #
 # A stage you have not written yet is taken from the reference solution, and the scoreboard says so: the
@@ -32,9 +33,12 @@
 
 # %%
 from gguftok.exercises.capstone import GRADED, assemble, grade
-from gguftok.viz.scoreboard_view import mismatch_view, parts_table, scoreboard, scoreboard_widget
+from gguftok.viz.compare_view import side_by_side
+from gguftok.viz.scoreboard_view import mismatch_view, scoreboard, scoreboard_widget, yours_beside
 
-parts_table(assemble().parts)
+parts = assemble().parts
+written = [p.stage for p in parts if p.status != "reference"]
+print(f"{len(parts)} stages; written by you, wholly or in part: {', '.join(written) or 'none yet'}")
 
 # %% [markdown]
 # ## How the stages fit
@@ -85,15 +89,21 @@ parts_table(assemble().parts)
 # %%
 print(", ".join(GRADED))
 board = grade()
-scoreboard(board)
 
 # %% [markdown]
-# The same, live: the button reads your package again and grades it anew, so after an edit you need not
+# The scoreboard, live: the button reads your package again and grades it anew, so after an edit you need not
 # re-run anything; the buttons below it show the first mismatch of each vocabulary, with the two lines that
 # run it again.
 
 # %% tags=["nbval-ignore-output"]
 scoreboard_widget(grade=board)
+
+# %% [markdown]
+# The board as it stands when this cell runs (the stages and which are yours, then the grade per
+# vocabulary):
+
+# %%
+scoreboard(board)
 
 # %% [markdown]
 # One vocabulary at a time: its first mismatch, shown whole with the call that runs it again, or the news
@@ -103,14 +113,17 @@ scoreboard_widget(grade=board)
 mismatch_view(board.vocabs[0])
 
 # %% [markdown]
-# ## Recap
+# ## Side by side: your tokens and gguftok's
 #
-# - A tokenizer is a pipeline of small stages, and each one you wrote is a real part of it: the GGUF reader,
-#   the byte map, the merge ranks, the pre-tokenizer, the merge queue, the special-token partition, the
-#   BOS/EOS rules, decoding, the word cache and SentencePiece.
-# - Exactness is checked where it matters: against llama.cpp's own recorded answers on real vocabularies,
-#   then on random text of many scripts.
-# - User text is encoded with `parse_special=False`, so no message can become a control token.
+# The grade counts answers; the chips show them. One text goes through gguftok's tokenizer and yours, on a
+# byte-level vocabulary and a SentencePiece one, one row each (without BOS/EOS, and with special-token text read
+# as text): a row of yours that differs from the gguftok row above it is a mismatch you can see token by token,
+# each chip an id with its token as the file has it. Change `TEXT`
+# and run the cell again; an error of your code shows in its row.
+
+# %%
+TEXT = "Hello wörld! <|im_end|> 2026 日本語 😀"
+side_by_side(yours_beside(assemble().GgufTokenizer, ["qwen2", "llama-spm"]), TEXT)
 
 # %% [markdown]
 # ## Exercises
@@ -168,6 +181,50 @@ check("12.GgufTokenizer")
 check("12.chat_prompt")
 
 # %% [markdown]
+# ## Recap
+#
+# - A tokenizer is a pipeline of small stages, and each one you wrote is a real part of it: the GGUF reader,
+#   the byte map, the merge ranks, the pre-tokenizer, the merge queue, the special-token partition, the
+#   BOS/EOS rules, decoding, the word cache and SentencePiece.
+# - Byte-level BPE: partition, pre-tokenize, byte map, then the merge queue through the cache. SentencePiece:
+#   partition, prefix space and `▁`, then the score-ordered merge with byte fallback. BOS and EOS go around.
+# - A stage you have not written is the reference solution's, calling your other stages; the scoreboard says
+#   which stages are yours.
+# - Exactness is checked where it matters: against llama.cpp's own recorded answers on real vocabularies, then
+#   on random text of many scripts, then on the round trip back to text.
+# - User text is encoded with `parse_special=False`, so no message can become a control token; only the
+#   prompt's own markup is read as special tokens.
+
+# %% [markdown]
+# ## Self-check
+#
+# 1. A vocabulary passes all of llama.cpp's cases but fails the fuzz. Which stage does only the fuzz reach?
+#
+#    <details><summary>Answer</summary>BOS and EOS (notebook 07): the fuzz encodes with `add_special=True`,
+#    llama.cpp's cases without. The fuzz's random strings of many scripts also reach characters and
+#    whitespace the test file never has.</details>
+#
+# 2. In `chat_prompt`, which parts are encoded with `parse_special=True`, and why not all of it?
+#
+#    <details><summary>Answer</summary>Only the prompt's own markup: `<|im_start|>system\n`, then
+#    `<|im_end|>\n<|im_start|>user\n` and `<|im_end|>\n<|im_start|>assistant\n`. The two messages are
+#    encoded with `parse_special=False`, so a `<|im_end|>` typed in a message stays text and cannot end its
+#    turn early.</details>
+#
+# 3. You have written only `merge_word` (notebook 05), and wrongly. Why does the scoreboard fail, although the
+#    rest is the reference's?
+#
+#    <details><summary>Answer</summary>A reference part is re-bound to your package: the reference `word_ids`
+#    calls your `merge_word`, so your mistake reaches every byte-level vocabulary, and the first mismatch
+#    shows where.</details>
+#
+# 4. Your SentencePiece `decode` gives `' Hello world'` for ids that start with `▁Hello`. What is missing?
+#
+#    <details><summary>Answer</summary>Removing the space that the prefix `▁` added: when
+#    `add_space_prefix` is on, decoding drops one leading space, from the first token only (notebook
+#    11).</details>
+
+# %% [markdown] jp-MarkdownHeadingCollapsed=true
 # ## Going deeper: gguftok's own tokenizer
 #
 # gguftok is the library these notebooks compare against: the same pipeline, with the tables built once in

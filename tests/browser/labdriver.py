@@ -155,6 +155,17 @@ def run_all(page, timeout_ms: int = 240_000) -> None:
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=timeout_ms)
 
 
+def expand_going_deeper(page) -> int:
+    """Click each "N cells hidden" button a collapsed heading still shows (a lesson's "Going deeper" opens
+    collapsed, from its cell's ``jp-MarkdownHeadingCollapsed`` metadata); return how many there were."""
+    buttons = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-showHiddenCellsButton")
+    n = buttons.count()
+    for _ in range(n):
+        buttons.first.click()
+        page.wait_for_timeout(200)
+    return n
+
+
 def error_outputs(page) -> list[str]:
     """The text of every error or stderr output, and every widget that failed to display."""
     found = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").all_inner_texts()

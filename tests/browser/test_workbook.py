@@ -27,6 +27,7 @@ from labdriver import (
     code_cell,
     contrast,
     error_outputs,
+    expand_going_deeper,
     html_text,
     missing_browser,
     notebook_literal,
@@ -253,6 +254,39 @@ def choose_family(page, widget):
     wait_for_text(page, widget, html_text(page, family_view(tok("bert-bge"), text, title="bert-bge").html))
 
 
+def compare_side_by_side(page, widget):
+    """Type a text, then tick one vocabulary and untick another: each time the view is what side_by_side renders
+    for the ticked vocabularies, and the counts its table shows are len(tok.encode(text)) of each, in order."""
+    from gguftok.viz.compare_view import side_by_side
+
+    checkboxes = widget.locator(".widget-checkbox")
+    names = [t.strip() for t in checkboxes.all_inner_texts()]
+    assert len(names) == 19, names
+
+    def box(name: str):
+        return checkboxes.nth(names.index(name)).locator("input[type=checkbox]")
+
+    def shown_counts(text: str) -> dict[str, int]:
+        chosen = [n for n in names if box(n).is_checked()]
+        wait_for_text(page, widget, html_text(page, side_by_side({n: tok(n) for n in chosen}, text).html))
+        rows = widget.evaluate("""w => [...w.querySelectorAll('.widget-html-content table tr')].slice(1)
+                                        .map(r => [r.cells[0].textContent, r.cells[2].textContent])""")
+        assert rows == [[n, str(len(tok(n).encode(text, add_special=False)))] for n in chosen]
+        return {n: int(c) for n, c in rows}
+
+    first = shown_counts(widget.locator("textarea").first.input_value())
+    text = "Tokens of 2026, 3.14159 and 日本語の文 cost more 😀👍🏽 here"
+    _type(page, widget, "textarea", text)
+    typed = shown_counts(text)
+    assert typed != first and list(typed) == list(first)
+    added = next(n for n in ("gpt-2", "falcon", "mpt", "aquila") if not box(n).is_checked())
+    removed = next(n for n in names if box(n).is_checked())
+    box(added).check()
+    box(removed).uncheck()
+    ticked = shown_counts(text)
+    assert added in ticked and removed not in ticked
+
+
 def grade_again(page, widget):
     """Press the button (the package is read again and re-graded), then show llama-spm's first mismatch."""
     from gguftok.exercises.capstone import assemble, grade_vocab
@@ -275,7 +309,9 @@ class View:
     interact: Callable
 
 
+SIDE_BY_SIDE = View("side_by_side_widget(", "side-by-side", compare_side_by_side)
 VIEWS = {
+    "00_start_here.ipynb": [SIDE_BY_SIDE],
     "01_gguf_metadata.ipynb": [View("vocab_browser(qwen2)", "vocab-browser", browse_vocabulary)],
     "02_byte_map.ipynb": [View("byte_inspector(qwen2)", "byte-inspector", inspect_bytes)],
     "03_merge_ranks.ipynb": [View("rank_lookup_widget(qwen2_merges", "rank-lookup", look_up_rank),
@@ -296,12 +332,22 @@ VIEWS = {
     "12_project.ipynb": [View("scoreboard_widget(", "scoreboard", grade_again)],
     # the instructor's page: the same views in large type
     "instructor.ipynb": [
+        SIDE_BY_SIDE,
+        View("vocab_browser(qwen2)", "vocab-browser", browse_vocabulary),
+        View("byte_inspector(qwen2)", "byte-inspector", inspect_bytes),
+        View("rank_lookup_widget(qwen2_merges", "rank-lookup", look_up_rank),
+        View("merge_list_widget(qwen2_merges", "merge-list", page_merges),
         View("pretokenizer_explorer(LESSON_LINE", "pretokenizer-explorer", split_with_pretokenizer),
         View("queue_player(lower)", "toy-queue-player", partial(step_toy_queue, notebook="instructor")),
         View("queue_player(tokenization)", "qwen2-queue-player", play_qwen2_queue),
         View("special_playground(", "special-playground", flip_parse_special),
+        View("bos_explorer(", "bos-explorer", choose_bos_vocabulary),
         View("stream_player(streamed)", "stream-player", partial(play_stream, notebook="instructor",
                                                                  name="STREAM_TEXT")),
+        View("conformance_playground(", "conformance-playground", edit_ids),
+        View("cache_explorer(prose)", "cache-explorer", resize_cache),
+        View("families_playground(", "families-playground", choose_family),
+        View("scoreboard_widget(", "scoreboard", grade_again),
     ],
 }
 
@@ -358,9 +404,12 @@ def _readable(widget, theme: str) -> None:
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
 def test_notebook_in_jupyterlab(page, lab, notebook):
     open_notebook(page, lab, notebook)
-    run_all(page)
+    collapsed = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-showHiddenCellsButton").count()
+    assert collapsed == (1 if notebook[:2].isdigit() else 0), f"{notebook} opens with {collapsed} collapsed parts"
+    run_all(page)  # (running a hidden cell shows it: Run All opens Going deeper)
     errors = error_outputs(page)
     assert not errors, f"{notebook}: error output in JupyterLab: {errors[0][:1500]}"
+    expand_going_deeper(page)  # every view, figure and theme check sees the whole notebook
     stem = Path(notebook).stem
     views = VIEWS.get(notebook, [])
     widgets = []

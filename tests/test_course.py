@@ -1,0 +1,184 @@
+"""The workbook reads as a course: each lesson has goals, a main path, a recap, self-check questions and then a
+"Going deeper" part (collapsed in JupyterLab); it stands alone (no pointer to a text the student never sees, no
+talk of our tests or tooling); its main path shows no walls of output; and every number its prose states about
+the data is printed by one of its cells or computed by ``tests/prose/lessonNN.py``.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+LESSONS = sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+PROSE = REPO / "tests" / "prose"
+
+GOALS = re.compile(r"after this notebook,? you (can|will)", re.I)
+RECAP, SELF_CHECK, DEEPER = "## Recap", "## Self-check", "## Going deeper"
+MAIN_PATH_WORDS = 2_200  # markdown words before "Going deeper": about 30 minutes of reading and exercises
+MAX_OUTPUT_LINES = 20  # lines of text one main-path output may show
+MAX_TABLE_ROWS = 21  # rows of one table outside a <details> toggle (a header and 20 rows)
+
+# A pointer outside the workbook, or a note for maintainers, in text a student reads.
+OUTSIDE = [
+    (re.compile(r"\bthe lesson\b(?!s? of this workbook)", re.I), "'the lesson' (a text the student never sees)"),
+    (re.compile(r"\bJava\b"), "Java (the workbook is in Python and stands alone)"),
+    (re.compile(r"\b(?:nbval|pytest|make test|test suite|jupytext)\b|\.ci/|(?<!llama\.cpp's `)\btests/(?!test-)", re.I),
+     "our tests or tooling"),
+    (re.compile(r"\bwhat the tests? checks?\b|\bthe tests? (?:check|compare|assert)", re.I), "our tests"),
+]
+# A number stated about the data: three or more digits, thousands separators or a decimal point.
+NUMBER = re.compile(r"(?<![\w.+#/\\-])(?:\d{1,3}(?:,\d{3})+|\d{3,}|\d+\.\d+)(?:\.\d+)?(?![\w-])")
+NOT_A_CLAIM = re.compile(r"U\+[0-9A-F]{4,6}|0x[0-9a-fA-F]+|https?://\S+|\]\([^)]*\)|[\w-]*\d[\w-]*\.(?:gguf|py|cpp|h)\b|"
+                         r"\b(?:v|version |llama-cpp-python |python |jupyterlab )\d[\d.]*", re.I)
+
+
+def cells(path: Path) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def text(cell: dict) -> str:
+    return "".join(cell["source"])
+
+
+def deeper_at(cs: list[dict]) -> int:
+    return next((i for i, c in enumerate(cs) if c["cell_type"] == "markdown" and text(c).startswith(DEEPER)),
+                len(cs))
+
+
+def headings(cs: list[dict]) -> list[tuple[int, str]]:
+    return [(i, line) for i, c in enumerate(cs) if c["cell_type"] == "markdown"
+            for line in text(c).splitlines() if line.startswith("#")]
+
+
+def outputs_text(cell: dict) -> str:
+    out = []
+    for o in cell.get("outputs", []):
+        out.append("".join(o.get("text", "")))
+        for kind in ("text/plain", "text/html", "text/markdown"):
+            out.append("".join(o.get("data", {}).get(kind, "")))
+    return "\n".join(out)
+
+
+def prose_module(path: Path):
+    file = PROSE / f"lesson{path.name[:2]}.py"
+    if not file.exists():
+        return None
+    spec = importlib.util.spec_from_file_location(f"prose_lesson{path.name[:2]}", file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def claims(markdown: str) -> list[str]:
+    """The numbers a markdown text states (outside code blocks, hex, code points, links, versions, file names)."""
+    markdown = re.sub(r"```.*?```", " ", markdown, flags=re.S)
+    markdown = re.sub(r"<(?:[^<>\"']|\"[^\"]*\"|'[^']*')*>", " ", markdown)  # HTML tags and their attributes
+    markdown = NOT_A_CLAIM.sub(" ", markdown)
+    return NUMBER.findall(markdown)
+
+
+def normal(number: str) -> str:
+    return number.replace(",", "")
+
+
+def printed_numbers(cs: list[dict]) -> set[str]:
+    out = "\n".join(outputs_text(c) for c in cs if c["cell_type"] == "code")
+    out = html.unescape(re.sub(r"<[^>]*>", " ", out))
+    return {normal(n) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", out)} | {
+        normal(n).rstrip("0").rstrip(".") for n in re.findall(r"\d[\d,]*\.\d+", out)}
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+def test_each_lesson_has_goals_a_recap_self_check_and_then_going_deeper(path):
+    cs = cells(path)
+    assert GOALS.search(text(cs[0])), "the first cell states the goals: 'After this notebook you can ...'"
+    hs = [h for _, h in headings(cs)]
+    for h in (RECAP, SELF_CHECK, DEEPER):
+        assert any(x.startswith(h) for x in hs), f"no '{h}' heading"
+    order = [next(i for i, (_, x) in enumerate(headings(cs)) if x.startswith(h)) for h in (RECAP, SELF_CHECK, DEEPER)]
+    assert order == sorted(order), "recap, then self-check, then going deeper"
+    d = deeper_at(cs)
+    assert cs[d]["metadata"].get("jp-MarkdownHeadingCollapsed") is True, "Going deeper starts collapsed"
+    # collapsing hides the cells after the heading's cell: the heading cell holds at most a short introduction
+    assert len(text(cs[d]).split()) <= 60 and d + 1 < len(cs), "Going deeper's content goes in the cells after it"
+    inside = [x for i, x in headings(cs) if i > d]
+    assert all(x.startswith("###") for x in inside), f"Going deeper's own headings are ### or deeper: {inside}"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+def test_each_self_check_has_three_to_five_questions_with_folded_answers(path):
+    cs = cells(path)
+    start = next(i for i, c in enumerate(cs) if c["cell_type"] == "markdown" and text(c).startswith(SELF_CHECK))
+    body = "\n".join(text(c) for c in cs[start:deeper_at(cs)] if c["cell_type"] == "markdown")
+    answers = re.findall(r"<details>\s*<summary>", body)
+    assert 3 <= len(answers) <= 5, f"{len(answers)} folded answers"
+    assert body.count("</details>") == len(answers)
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)
+def test_student_text_stands_alone(path):
+    for i, c in enumerate(cells(path)):
+        if c["cell_type"] != "markdown":
+            continue
+        for pattern, what in OUTSIDE:
+            m = pattern.search(text(c))
+            assert m is None, f"cell {i}: {what}: ...{text(c)[max(m.start() - 60, 0):m.end() + 60]}..."
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+def test_the_main_path_is_about_thirty_minutes_and_shows_no_wall_of_output(path):
+    cs = cells(path)
+    main = cs[:deeper_at(cs)]
+    words = sum(len(text(c).split()) for c in main if c["cell_type"] == "markdown")
+    assert words <= MAIN_PATH_WORDS, f"the main path has {words:,} words of markdown"
+    for i, c in enumerate(main):
+        if c["cell_type"] != "code" or "nbval-ignore-output" in c["metadata"].get("tags", []):
+            continue
+        for o in c.get("outputs", []):
+            plain = "".join(o.get("text", "")) or ("".join(o.get("data", {}).get("text/plain", ""))
+                                                   if "text/html" not in o.get("data", {}) else "")
+            assert plain.count("\n") <= MAX_OUTPUT_LINES, f"cell {i} prints {plain.count(chr(10))} lines"
+            page = re.sub(r"<details>.*?</details>", "", "".join(o.get("data", {}).get("text/html", "")), flags=re.S)
+            for table in re.findall(r"<table.*?</table>", page, flags=re.S):
+                rows = table.count("<tr")
+                assert rows <= MAX_TABLE_ROWS, f"cell {i} shows a table of {rows} rows outside a toggle"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+def test_every_number_in_the_prose_is_printed_or_computed(path):
+    cs = cells(path)
+    printed = printed_numbers(cs)
+    module = prose_module(path)
+    computed = getattr(module, "COMPUTED", {})
+    not_data = getattr(module, "NOT_DATA", {})
+    unchecked = []
+    for i, c in enumerate(cs):
+        if c["cell_type"] != "markdown":
+            continue
+        for n in claims(text(c)):
+            if normal(n) in printed or n in not_data:
+                continue
+            if n in computed:
+                value = computed[n]()
+                assert normal(str(value)) == normal(n) or f"{value:,}" == n, f"cell {i} says {n}; computed {value}"
+                continue
+            unchecked.append((i, n))
+    assert not unchecked, (f"numbers in the prose that no cell prints: {unchecked}; print them, or compute them in "
+                           f"tests/prose/lesson{path.name[:2]}.py (COMPUTED), or say why they are not data (NOT_DATA)")
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+def test_the_prose_checks_are_all_used(path):
+    """An entry of COMPUTED or NOT_DATA that the prose no longer states is stale."""
+    module = prose_module(path)
+    if module is None:
+        return
+    stated = {n for c in cells(path) if c["cell_type"] == "markdown" for n in claims(text(c))}
+    stale = (set(getattr(module, "COMPUTED", {})) | set(getattr(module, "NOT_DATA", {}))) - stated
+    assert not stale, f"tests/prose/lesson{path.name[:2]}.py lists numbers the prose no longer states: {stale}"
