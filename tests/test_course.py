@@ -182,3 +182,20 @@ def test_the_prose_checks_are_all_used(path):
     stated = {n for c in cells(path) if c["cell_type"] == "markdown" for n in claims(text(c))}
     stale = (set(getattr(module, "COMPUTED", {})) | set(getattr(module, "NOT_DATA", {}))) - stated
     assert not stale, f"tests/prose/lesson{path.name[:2]}.py lists numbers the prose no longer states: {stale}"
+
+
+WIDGET = re.compile(r"^\s*(\w+_(?:browser|inspector|widget|explorer|player|playground))\(", re.M)
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+def test_each_widget_is_followed_by_a_static_twin_that_nbval_checks(path):
+    """A reader without a kernel (GitHub, nbviewer) sees the view: the next code cell after each widget cell
+    shows the view it wraps as HTML, and its output is compared on every run."""
+    cs = cells(path)
+    for i, c in enumerate(cs):
+        if c["cell_type"] != "code" or not WIDGET.search(text(c)):
+            continue
+        assert "nbval-ignore-output" in c["metadata"].get("tags", []), f"cell {i}: a widget's output is not compared"
+        twin = next(x for x in cs[i + 1:] if x["cell_type"] == "code")
+        assert "nbval-ignore-output" not in twin["metadata"].get("tags", []), f"cell {i}: its twin is not compared"
+        assert any("text/html" in o.get("data", {}) for o in twin.get("outputs", [])), f"cell {i}: no static twin"

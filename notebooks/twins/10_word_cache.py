@@ -233,14 +233,14 @@ except NotImplementedError:
 # to 06 (up to their exercises), cut into words by Qwen2; the counts follow that text as it stands. Its most
 # frequent words, and the hit rate of an LRU cache of each size replayed through `simulate_lru`:
 
-# %% tags=["nbval-ignore-output"]
+# %%
 sources = [Path(f"twins/{name}.py") for name in ("01_gguf_metadata", "02_byte_map", "03_merge_ranks",
                                                 "04_pretokenizers", "05_merge_queue", "06_special_tokens")]
 prose = plain_words(qwen2, notebook_text(sources, "markdown"))
 code = plain_words(qwen2, notebook_text(sources, "code"))
 frequency_view(prose, top=10)
 
-# %% tags=["nbval-ignore-output"]
+# %%
 hit_rate_view(prose)
 
 # %% tags=["nbval-ignore-output"]
@@ -267,7 +267,7 @@ cache_explorer(prose)
 # %% [markdown]
 # The same views for three sizes, as they stand without a kernel:
 
-# %% tags=["nbval-ignore-output"]
+# %%
 cache_states(prose, (4, 64, 1024))
 
 # %% [markdown]
@@ -455,7 +455,7 @@ step_counts_view([("eight-word vocabulary, Qwen2 split", step_counts(lesson_toke
 # The second line of the hit-rate figure: the code cells of the same notebooks. Names, quotes, commas and
 # indentation lead; the sample is much shorter than the prose, which leaves less room for repeats.
 
-# %% tags=["nbval-ignore-output"]
+# %%
 frequency_view(code, top=10)
 
 # %% [markdown]
