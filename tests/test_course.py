@@ -1,7 +1,7 @@
 """The workbook reads as a course: each lesson has goals, a main path, a recap, self-check questions and then a
 "Going deeper" part (collapsed in JupyterLab); it stands alone (no pointer to a text the student never sees, no
 talk of our tests or tooling); its main path shows no walls of output; and every number its prose states about
-the data is printed by one of its cells or computed by ``tests/prose/lessonNN.py``.
+the data is printed by one of its cells or computed by ``tests/prose/numbers_NN.py``.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def outputs_text(cell: dict) -> str:
 
 
 def prose_module(path: Path):
-    file = PROSE / f"lesson{path.name[:2]}.py"
+    file = PROSE / f"numbers_{path.name[:2]}.py"
     if not file.exists():
         return None
     spec = importlib.util.spec_from_file_location(f"prose_lesson{path.name[:2]}", file)
@@ -170,7 +170,7 @@ def test_every_number_in_the_prose_is_printed_or_computed(path):
                 continue
             unchecked.append((i, n))
     assert not unchecked, (f"numbers in the prose that no cell prints: {unchecked}; print them, or compute them in "
-                           f"tests/prose/lesson{path.name[:2]}.py (COMPUTED), or say why they are not data (NOT_DATA)")
+                           f"tests/prose/numbers_{path.name[:2]}.py (COMPUTED), or say why they are not data (NOT_DATA)")
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
@@ -181,7 +181,7 @@ def test_the_prose_checks_are_all_used(path):
         return
     stated = {n for c in cells(path) if c["cell_type"] == "markdown" for n in claims(text(c))}
     stale = (set(getattr(module, "COMPUTED", {})) | set(getattr(module, "NOT_DATA", {}))) - stated
-    assert not stale, f"tests/prose/lesson{path.name[:2]}.py lists numbers the prose no longer states: {stale}"
+    assert not stale, f"tests/prose/numbers_{path.name[:2]}.py lists numbers the prose no longer states: {stale}"
 
 
 WIDGET = re.compile(r"^\s*(\w+_(?:browser|inspector|widget|explorer|player|playground))\(", re.M)
