@@ -169,8 +169,9 @@ def test_every_number_in_the_prose_is_printed_or_computed(path):
                 assert normal(str(value)) == normal(n) or f"{value:,}" == n, f"cell {i} says {n}; computed {value}"
                 continue
             unchecked.append((i, n))
-    assert not unchecked, (f"numbers in the prose that no cell prints: {unchecked}; print them, or compute them in "
-                           f"tests/prose/numbers_{path.name[:2]}.py (COMPUTED), or say why they are not data (NOT_DATA)")
+    assert not unchecked, (f"numbers in the prose that no cell prints: {unchecked}; print them, or compute them "
+                           f"in tests/prose/numbers_{path.name[:2]}.py (COMPUTED), or say why they are not data "
+                           "(NOT_DATA)")
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
