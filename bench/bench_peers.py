@@ -3,6 +3,8 @@
     python bench/bench_peers.py                      # Qwen2: every peer, every text
     python bench/bench_peers.py --vocab llama-bpe
     python bench/bench_peers.py --all-bpe            # gguftok against llama.cpp on every BPE vocabulary
+    python bench/bench_peers.py --all                # every vocabulary and family, cold and warm, every text
+    python bench/bench_peers.py --growth             # each family on 1 MB of one character, and without spaces
     python bench/bench_peers.py --scale              # throughput from 100 KB to 50 MB, and the cache's bound
     python bench/bench_peers.py --readme             # also rewrite the table in README.md
 
@@ -35,6 +37,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 
 from _common import HERE, best_cold, best_of, run_in_oracle
@@ -50,6 +53,10 @@ README = HERE.parent / "README.md"
 BEGIN, END = "<!-- bench_peers:begin -->", "<!-- bench_peers:end -->"
 BPE_VOCABS = ("aquila", "command-r", "deepseek-coder", "deepseek-llm", "falcon", "gemma-4", "gpt-2", "gpt-neox",
               "llama-bpe", "mpt", "qwen2", "qwen35", "refact", "starcoder")
+# the other families' pinned vocabularies, then the synthetic ones of the two families llama.cpp's tests carry none of
+OTHER_VOCABS = ("llama-spm", "phi-3", "baichuan", "bert-bge", "nomic-bert-moe")
+SYNTHETIC_VOCABS = ("rwkv", "plamo2")
+ALL_VOCABS = BPE_VOCABS + OTHER_VOCABS + SYNTHETIC_VOCABS
 
 
 def digest(ids) -> str:
@@ -57,20 +64,28 @@ def digest(ids) -> str:
 
 
 def vocab_path(name: str) -> Path:
+    if name in SYNTHETIC_VOCABS:
+        return HERE.parent / "data" / "synthetic" / f"{name}.gguf"
     return vocab_dir() / f"ggml-vocab-{name}.gguf"
 
 
 # ------------------------------------------------------------------------------------------------ peers
 def hf_tokenizer(tok: Tokenizer):
-    """A Hugging Face tokenizer from the GGUF's tokens and merges, or why it cannot be built."""
+    """A Hugging Face tokenizer from the GGUF's tokens (and merges or scores), or why it cannot be built."""
     try:
-        from tokenizers import Regex, decoders, models, pre_tokenizers
+        from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers
         from tokenizers import Tokenizer as HF
     except ImportError:
         return "not installed (make bench)"
     v = tok.vocab
+    if v.type == "spm":
+        return _hf_sentencepiece_bpe(v, HF, models, normalizers)
+    if v.type == "wpm":
+        return _hf_wordpiece(v, HF, models, normalizers, pre_tokenizers)
+    if v.type == "ugm":
+        return _hf_unigram(v, HF, Regex, models, normalizers, pre_tokenizers)
     if v.type != "bpe" or v.model != "gpt2" or not v.pre_config.byte_encode:
-        return "not a byte-level BPE vocabulary"
+        return f"no Hugging Face model for a {v.model!r} ({v.type}) vocabulary"
     merges = [p for p in map(split_merge, v.merges) if p]
     model = models.BPE(vocab=dict(v.token_to_id), merges=merges, ignore_merges=v.ignore_merges)
     hf = HF(model)
@@ -79,6 +94,62 @@ def hf_tokenizer(tok: Tokenizer):
         + [pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     hf.decoder = decoders.ByteLevel()
     hf.add_special_tokens([v.texts[i] for i in v.special_cache if v.attrs[i] & CONTROL])
+    return hf
+
+
+def _first_ids(v) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for i, t in enumerate(v.texts):
+        out.setdefault(t, i)
+    return out
+
+
+def _hf_sentencepiece_bpe(v, HF, models, normalizers):
+    """SentencePiece's merging as a ``BPE`` model, as ``transformers`` converts Llama's: a merge for every split
+    of a normal token into two tokens, ranked by the merged token's score (highest first), byte fallback."""
+    vocab = _first_ids(v)
+    ranked = []
+    for i, t in enumerate(v.texts):
+        if v.types[i] != 1 or len(t) < 2:  # GGUF type 1: a normal token
+            continue
+        ranked += [(-v.scores[i], i, t[:k], t[k:]) for k in range(1, len(t)) if t[:k] in vocab and t[k:] in vocab]
+    ranked.sort()
+    unk = v.special["unk"]
+    hf = HF(models.BPE(vocab=vocab, merges=[(a, b) for _, _, a, b in ranked], byte_fallback=True, fuse_unk=True,
+                       unk_token=v.texts[unk] if unk >= 0 else None))
+    steps = [normalizers.Replace(" ", "\u2581")]
+    if v.add_space_prefix:
+        steps.insert(0, normalizers.Prepend("\u2581"))
+    hf.normalizer = normalizers.Sequence(steps)
+    return hf
+
+
+def _hf_wordpiece(v, HF, models, normalizers, pre_tokenizers):
+    """WordPiece over ``▁``-prefixed words with no continuation prefix, as the GGUF spells BERT's tokens."""
+    hf = HF(models.WordPiece(_first_ids(v), unk_token=v.texts[v.special["unk"]], continuing_subword_prefix="",
+                             max_input_chars_per_word=10**9))
+    hf.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True,
+                                               strip_accents=v.strip_accents, lowercase=v.lowercase)
+    hf.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.BertPreTokenizer(),
+        pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always", split=False)])
+    return hf
+
+
+def _hf_unigram(v, HF, Regex, models, normalizers, pre_tokenizers):
+    """A ``Unigram`` model with the GGUF's precompiled character map; the tokens llama.cpp never matches
+    (control, unknown, byte) scored out of reach."""
+    from gguftok.vocab import NORMAL, UNUSED, USER_DEFINED
+
+    pieces = [(t, s if a & (NORMAL | USER_DEFINED | UNUSED) else -1e30)
+              for t, s, a in zip(v.texts, v.scores, v.gguf_attrs, strict=True)]
+    hf = HF(models.Unigram(pieces, unk_id=v.special["unk"], byte_fallback=False))
+    steps = [normalizers.Precompiled(v.charsmap())] if v.charsmap() else []
+    if v.remove_extra_whitespaces:
+        steps += [normalizers.Strip(left=True, right=True), normalizers.Replace(Regex(" {2,}"), " ")]
+    hf.normalizer = normalizers.Sequence(steps)
+    hf.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581",
+                                                prepend_scheme="always" if v.add_space_prefix else "never")
     return hf
 
 
@@ -152,7 +223,9 @@ def gguftok_rss_mb(path: Path) -> float:
     return int(out.stdout.strip()) / 1024
 
 
-def measure(name: str, kinds: tuple[str, ...], repeats: int, peers: bool) -> Row:
+def measure(name: str, kinds: tuple[str, ...], repeats: int, peers: bool | str, chat: bool = True) -> Row:
+    """One vocabulary's figures; ``peers``: True (every peer), ``"hf"`` (Hugging Face tokenizers only) or False;
+    ``chat``: also the chat prompts and the memory of the load."""
     path = vocab_path(name)
     row = Row(name)
     texts = {k: text(k) for k in kinds}
@@ -166,7 +239,7 @@ def measure(name: str, kinds: tuple[str, ...], repeats: int, peers: bool) -> Row
         (Path(tmp) / "prompts.json").write_text(json.dumps(prompts))
         args = ("llama_peer.py", str(path), str(repeats), str(Path(tmp) / "prompts.json"), *map(str, files.values()))
         ref = run_in_oracle(*args)
-        _measure_ours(row, path, tok, texts, prompts, repeats, peers)
+        _measure_ours(row, path, tok, texts, prompts, repeats, peers, chat)
         # llama.cpp again, after ours: the machine's load drifts, so each side keeps its best of both windows
         again = run_in_oracle(*args)
         if isinstance(ref, dict) and isinstance(again, dict):
@@ -175,16 +248,17 @@ def measure(name: str, kinds: tuple[str, ...], repeats: int, peers: bool) -> Row
             for f, r in again["files"].items():
                 ref["files"][f]["seconds"] = min(ref["files"][f]["seconds"], r["seconds"])
             ref["chat"]["per_call"] = min(ref["chat"]["per_call"], again["chat"]["per_call"])
-    _llama_figures(row, ref, texts, files)
+    _llama_figures(row, ref, texts, files, chat)
     return row
 
 
 def _measure_ours(row: Row, path: Path, tok: Tokenizer, texts: dict[str, str], prompts: list[str], repeats: int,
-                  peers: bool) -> None:
+                  peers: bool | str, chat: bool = True) -> None:
     """gguftok's figures, and the Python peers' (built from this vocabulary, checked to give its ids)."""
     # load and memory
     row.load["gguftok"] = best_of(repeats, lambda: Tokenizer.from_gguf(path))
-    row.rss_mb["gguftok"] = gguftok_rss_mb(path)
+    if chat:
+        row.rss_mb["gguftok"] = gguftok_rss_mb(path)
     hf = tk = None
     if peers:
         t0 = time.perf_counter()
@@ -196,7 +270,7 @@ def _measure_ours(row: Row, path: Path, tok: Tokenizer, texts: dict[str, str], p
             row.load["HF tokenizers (built from lists)"] = time.perf_counter() - t0
             hf_json = hf.to_str()
         t0 = time.perf_counter()
-        tk, rank_to_id = tiktoken_encoding(tok)
+        tk, rank_to_id = tiktoken_encoding(tok) if peers is True else (None, None)
         if isinstance(tk, str):
             row.notes.append(f"tiktoken: {tk}")
             tk = None
@@ -227,6 +301,8 @@ def _measure_ours(row: Row, path: Path, tok: Tokenizer, texts: dict[str, str], p
                 row.notes.append(f"tiktoken on {k}: not comparable, {first_difference(ours, theirs)}")
             else:
                 row.mbps["tiktoken", k] = size / best_of(repeats, lambda t=t: tk.encode_ordinary(t))
+    if not chat:
+        return
     # chat prompts, one call each, with a warm tokenizer as an application has
     ids = [tok.encode(p, add_special=False, parse_special=True) for p in prompts]
     rounds = 200
@@ -246,7 +322,8 @@ def _measure_ours(row: Row, path: Path, tok: Tokenizer, texts: dict[str, str], p
         row.chat_us["tiktoken"] = 1e6 * per_call(lambda p: tk.encode(p, allowed_special="all"))
 
 
-def _llama_figures(row: Row, ref: dict | str, texts: dict[str, str], files: dict[str, Path]) -> None:
+def _llama_figures(row: Row, ref: dict | str, texts: dict[str, str], files: dict[str, Path],
+                   chat: bool = True) -> None:
     if not isinstance(ref, dict):
         row.notes.append(ref)
         return
@@ -257,6 +334,8 @@ def _llama_figures(row: Row, ref: dict | str, texts: dict[str, str], files: dict
         if r["digest"] != row.digests[k]:
             row.notes.append(f"llama.cpp on {k}: {r['tokens']:,} tokens: NOT THE SAME IDS as gguftok")
         row.mbps["llama.cpp", k] = len(t.encode("utf-8", "surrogatepass")) / 1e6 / r["seconds"]
+    if not chat:
+        return
     if ref["chat"]["digest"] != row.digests["chat"]:
         row.notes.append("llama.cpp on the chat prompts: NOT THE SAME IDS as gguftok")
     row.chat_us["llama.cpp"] = 1e6 * ref["chat"]["per_call"]
@@ -330,6 +409,39 @@ def all_bpe(repeats: int) -> str:
     return "\n".join(lines)
 
 
+FAMILIES = {"bpe": "BPE", "spm": "SentencePiece", "wpm": "WordPiece", "ugm": "Unigram", "rwkv": "RWKV",
+            "plamo2": "PLaMo-2"}
+
+
+def all_vocabs(repeats: int, names: tuple[str, ...] = ALL_VOCABS) -> str:
+    """Every vocabulary, every text: gguftok cold and warm against llama.cpp (and Hugging Face tokenizers where
+    it gives the same ids), load too; RWKV and PLaMo-2 on the synthetic vocabularies (llama.cpp ships none)."""
+    kinds = KINDS
+    ratios = ["| vocabulary | family | load / llama.cpp | " + " | ".join(
+        f"{TEXT_NAMES[k]}, cold | warm" for k in kinds) + " |", "|---|---|---:|" + "---:|---:|" * len(kinds)]
+    speeds = ["| vocabulary | text | gguftok cold | gguftok warm | llama.cpp | HF tokenizers cold | "
+              "HF tokenizers warm |", "|---|---|---:|---:|---:|---:|---:|"]
+    notes: list[str] = []
+    for name in names:
+        row = measure(name, kinds, repeats, peers="hf", chat=False)
+        family = FAMILIES.get(Tokenizer.from_gguf(vocab_path(name)).vocab.type, "?")
+        cells = []
+        for k in kinds:
+            llama = row.mbps.get(("llama.cpp", k))
+            cells += [ratio(row.mbps[("gguftok cold", k)], llama), ratio(row.mbps[("gguftok warm", k)], llama)]
+        ratios.append(f"| {name} | {family} | {ratio(row.load['gguftok'], row.load.get('llama.cpp'))} | "
+                      + " | ".join(cells) + " |")
+        hf_built = "HF tokenizers (built from lists)" in row.load
+        for k in kinds:
+            speeds.append(f"| {name} | {TEXT_NAMES[k]} | " + " | ".join(
+                f"{row.mbps[p, k]:.2f}" if (p, k) in row.mbps else "n/c" if p.startswith("HF") and hf_built else "-"
+                for p in ("gguftok cold", "gguftok warm", "llama.cpp", "HF tokenizers cold", "HF tokenizers warm"))
+                + " |")
+        notes += [f"{name}: {n}" for n in row.notes]
+        print(ratios[-1], *speeds[-len(kinds):], *[f"  note: {n}" for n in row.notes], sep="\n", flush=True)
+    return "\n".join(ratios + [""] + speeds + [""] + [f"- {n}" for n in notes])
+
+
 def scale(name: str, cache_size: int = DEFAULT_CACHE_SIZE) -> str:
     """Throughput from 100 KB to 50 MB, and the word cache's size after each: English prose repeated (cold,
     then warm: the same text again), and fresh multilingual text (many distinct words: the cache fills to its
@@ -356,6 +468,31 @@ def scale(name: str, cache_size: int = DEFAULT_CACHE_SIZE) -> str:
     return "\n".join(lines)
 
 
+GROWTH_VOCABS = ("qwen2", "llama-spm", "bert-bge", "nomic-bert-moe", "rwkv", "plamo2")
+
+
+def growth(repeats: int = 1, sizes: tuple[int, ...] = (250_000, 500_000, 1_000_000)) -> str:
+    """Encode time of a fresh tokenizer at three sizes of two hostile texts, for each family: one character
+    repeated (one word as long as the text, no place to cut), and the multilingual text without whitespace
+    (no spaces to cut at). The growth from one size to the next (each doubles) is x2 for linear time, x2.1-2.3
+    for n log n, x4 for quadratic."""
+    base = re.sub(r"\s+", "", multilingual(2 * max(sizes)))
+    lines = ["| vocabulary | text | " + " | ".join(f"{n / 1e6:g} MB" for n in sizes) + " | growth per doubling |",
+             "|---|---|" + "---:|" * len(sizes) + "---:|"]
+    for name in GROWTH_VOCABS:
+        path = vocab_path(name)
+        for label, t in (("one character", "a" * max(sizes)), ("no whitespace", base)):
+            times = []
+            for n in sizes:
+                piece = t[:n]
+                times.append(best_cold(repeats, lambda path=path: Tokenizer.from_gguf(path),
+                                       lambda fresh, piece=piece: fresh.encode(piece, add_special=False)))
+            steps = " / ".join(f"x{b / a:.2f}" for a, b in pairwise(times))
+            lines.append(f"| {name} | {label} | " + " | ".join(f"{x:.2f} s" for x in times) + f" | {steps} |")
+            print(lines[-1], flush=True)
+    return "\n".join(lines)
+
+
 def rewrite_readme(block: str) -> None:
     readme = README.read_text(encoding="utf-8")
     pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
@@ -370,6 +507,12 @@ def main() -> None:
     parser.add_argument("--vocab", action="append", help="repeatable; default qwen2")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--all-bpe", action="store_true", help="every BPE vocabulary against llama.cpp")
+    parser.add_argument("--all", action="store_true",
+                        help="every vocabulary of every family (and the synthetic RWKV and PLaMo-2), cold and warm, "
+                             "on every text, against llama.cpp and Hugging Face tokenizers")
+    parser.add_argument("--only", help="with --all: these vocabularies only (comma-separated)")
+    parser.add_argument("--growth", action="store_true",
+                        help="each family on one character repeated and on text without whitespace, 0.25-1 MB")
     parser.add_argument("--scale", action="store_true", help="throughput from 100 KB to 50 MB")
     parser.add_argument("--readme", action="store_true", help="rewrite the table in README.md")
     args = parser.parse_args()
@@ -378,7 +521,7 @@ def main() -> None:
               "Encode figures are speeds (MB/s; a ratio above 1 is gguftok faster); load, memory and per-call "
               "figures are costs (a ratio below 1 is gguftok cheaper). Each figure is the best of "
               f"{args.repeats} runs; this 2-core machine is shared, so figures move by 20-40% between runs.", ""]
-    for name in args.vocab or ["qwen2"]:
+    for name in args.vocab or ([] if args.all or args.growth else ["qwen2"]):
         row = measure(name, KINDS, args.repeats, peers=True)
         print_row(row, KINDS)
         blocks += [markdown(row, KINDS), ""]
@@ -386,6 +529,12 @@ def main() -> None:
     if args.all_bpe:
         print("\n## every BPE vocabulary against llama.cpp (load: below 1 is faster; encode: above 1 is faster)")
         blocks += [all_bpe(args.repeats), ""]
+    if args.all:
+        print("\n## every vocabulary against llama.cpp (encode speed ratios: above 1 is faster; load: below 1)")
+        blocks += [all_vocabs(args.repeats, tuple(args.only.split(",")) if args.only else ALL_VOCABS), ""]
+    if args.growth:
+        print("\n## growth: a fresh tokenizer on hostile texts of three sizes")
+        blocks += [growth(), ""]
     if args.scale:
         print("\n## scale")
         blocks += [scale((args.vocab or ["qwen2"])[0]), ""]

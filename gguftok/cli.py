@@ -4,9 +4,15 @@
     gguftok tokenize -m model.gguf -f prompt.txt --ids
     gguftok detokenize -m model.gguf 9707 1879 0
     gguftok info model.gguf [--json]
+    gguftok info hf://Qwen/Qwen2.5-0.5B-Instruct-GGUF/qwen2.5-0.5b-instruct-q4_k_m.gguf
     gguftok chat model.gguf --messages '[{"role": "user", "content": "Hi"}]'
     gguftok conformance                                      # llama.cpp's own cases on every vocabulary
     gguftok fetch                                            # the pinned reference vocabularies
+
+A model is any reference :func:`gguftok.sources.open_source` takes: a path (or the first shard of a split
+model), an ``https://`` URL, ``hf://owner/repo/file.gguf[@revision]`` or ``ollama:model[:tag]``; only its
+metadata is read (``--allow-full-download``, ``--timeout``, ``--deadline``, ``--no-cache``, ``--offline``,
+``--progress`` say how).
 
 Every failure prints one line on stderr: exit status 2 for a bad command line (an option's value, a file
 that is not a regular one, an input over ``--max-input-bytes``, JSON that is malformed or nested too deeply),
@@ -59,12 +65,19 @@ def process_escapes(data: bytes) -> bytes:
     return bytes(out)
 
 
-def _load(path: str):
+def _source(ref: str, args: argparse.Namespace):
+    """The source of a model reference, with the command line's options for reading it."""
+    from .sources import open_source
+
+    return open_source(ref, allow_full_download=args.allow_full_download, timeout=args.timeout,
+                       deadline=args.deadline, cache=not args.no_cache, offline=True if args.offline else None,
+                       progress=args.progress, max_metadata=args.max_metadata_bytes)
+
+
+def _load(ref: str, args: argparse.Namespace):
     from .tokenizer import Tokenizer
 
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"no such file: {path}")
-    return Tokenizer.from_gguf(path)  # a path that is no regular file is a GGUFError, never read
+    return Tokenizer.from_gguf(_source(ref, args))  # a path that is no regular file is a GGUFError, never read
 
 
 def parse_size(text: str) -> int:
@@ -162,7 +175,7 @@ def cmd_tokenize(args: argparse.Namespace) -> int:
         raise UsageError("must specify one of: --stdin, --file or --prompt")
     if not args.no_escape:
         data = process_escapes(data)
-    tok = _load(args.model)
+    tok = _load(args.model, args)
     # llama-tokenize passes add_special = (the model adds BOS) and not --no-bos
     ids = tok.encode(data, add_special=tok.add_bos and not args.no_bos, parse_special=not args.no_parse_special)
     out = sys.stdout.buffer
@@ -179,23 +192,31 @@ def cmd_tokenize(args: argparse.Namespace) -> int:
 
 
 def cmd_detokenize(args: argparse.Namespace) -> int:
-    tok = _load(args.model)
+    tok = _load(args.model, args)
     data = tok.decode_bytes(args.ids, remove_special=args.remove_special, unparse_special=args.unparse_special)
     sys.stdout.buffer.write(data + b"\n")
     sys.stdout.buffer.flush()
     return 0
 
 
-def info(path: str) -> dict[str, Any]:
+def info(path: Any) -> dict[str, Any]:
     """What the file says about its tokenizer. The file's own values come first, printed whatever their type;
-    when they cannot make a tokenizer, the facts stop there and ``"error"`` says why (the key at fault)."""
+    when they cannot make a tokenizer, the facts stop there and ``"error"`` says why (the key at fault).
+    ``path`` is any model reference, or a source (:mod:`gguftok.sources`); ``"source"`` says where the bytes
+    came from and how many were read."""
     from .errors import VocabError
     from .metadata import read_metadata
+    from .sources import as_source, check_shard
     from .tokenizer import Tokenizer
 
-    md = read_metadata(path)
+    source = as_source(path)
+    check_shard(source)
+    md = read_metadata(source)
+    check_shard(source, md)
+    origin = md.origin.as_dict() if md.origin is not None else None
     facts: dict[str, Any] = {
-        "file": str(path),
+        "file": source.reference,
+        "source": origin,
         "gguf_version": md.version,
         "architecture": plain_value(md.get("general.architecture")),
         "name": plain_value(md.get("general.name")),
@@ -213,6 +234,7 @@ def info(path: str) -> dict[str, Any]:
 
     return {
         "file": facts["file"],
+        "source": origin,
         "gguf_version": md.version,
         "architecture": facts["architecture"],
         "name": facts["name"],
@@ -267,9 +289,7 @@ def _shown(value: Any, limit: int = 200) -> str:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    if not os.path.exists(args.file):
-        raise FileNotFoundError(f"no such file: {args.file}")
-    facts = info(args.file)
+    facts = info(_source(args.file, args))
     if args.json:
         # JSON is UTF-8 whatever the locale; a token text that is not UTF-8 (a lone surrogate here) is
         # written as the JSON escape \udcXX, which is what backslashreplace writes for it.
@@ -282,6 +302,12 @@ def cmd_info(args: argparse.Namespace) -> int:
     for key, value in facts.items():
         if key == "error":
             continue  # on stderr, below
+        if key == "source":
+            continue  # on the file's line
+        if key == "file" and facts.get("source"):
+            origin = facts["source"]
+            print(f"{key:{width}s}  {_shown(value, 400)}: {_where(origin)}; read {_read_summary(origin)}")
+            continue
         if key == "special":
             value = ", ".join(f"{k}={s['id']} {s['text']!r}" for k, s in value.items()) or "-"
         elif key == "eog":
@@ -290,6 +316,24 @@ def cmd_info(args: argparse.Namespace) -> int:
             value = _shown(value)
         print(f"{key:{width}s}  {value}")
     return _info_status(facts)
+
+
+def _where(origin: dict[str, Any]) -> str:
+    """Where the bytes came from, in words: ``local file``, ``Hugging Face Hub, from https://cdn/... (revision
+    main is commit ...)``, ..."""
+    kinds = {"file": "local file", "ollama": "Ollama blob", "hf": "Hugging Face Hub", "https": "https", "http": "http"}
+    text = kinds.get(origin["kind"], origin["kind"])
+    if origin["location"] != origin["reference"]:
+        text += f" {_shown(origin['location'], 400)}"
+    notes = [n for n in origin.get("notes") or [] if isinstance(n, str)]
+    return text + (f" ({', '.join(_shown(n) for n in notes)})" if notes else "")
+
+
+def _read_summary(origin: dict[str, Any]) -> str:
+    from .sources import ReadReport
+
+    fields = {k: origin[k] for k in ReadReport.__dataclass_fields__ if k in origin}
+    return ReadReport(**fields).summary()
 
 
 def _info_status(facts: dict[str, Any]) -> int:
@@ -400,7 +444,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
             if not isinstance(lists[option], list):
                 raise UsageError(f"--{option} must be a JSON list")
     variables = chat_variables(args.var)
-    tok = _load(args.file)
+    tok = _load(args.file, args)
     agp = not args.no_generation_prompt
     out = sys.stdout.buffer
     if args.text:
@@ -458,6 +502,46 @@ class _ArgumentParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)\n")
 
 
+def positive_seconds(text: str) -> float:
+    """A number of seconds for ``--timeout`` / ``--deadline``.
+
+    >>> positive_seconds("2.5")
+    2.5
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"not a positive number of seconds: {text!r}")
+    return value
+
+
+MODEL_HELP = ("the model: a GGUF path (or the first shard of a split model), an https:// URL, "
+              "hf://owner/repo/file.gguf[@revision] or ollama:model[:tag]; only its metadata is read")
+
+
+def add_source_options(p: argparse.ArgumentParser) -> None:
+    """The options of every subcommand that reads a model: how a remote one is read."""
+    g = p.add_argument_group("reading the model", "A remote model is read with HTTP range requests until its "
+                             "metadata ends, and that metadata is kept in gguftok's cache (so a second load is "
+                             "local).")
+    g.add_argument("--allow-full-download", action="store_true",
+                   help="if the server ignores range requests, read its full response from the start anyway "
+                   "(refused otherwise: a whole model file is never downloaded unasked)")
+    g.add_argument("--timeout", type=positive_seconds, default=30.0, metavar="S",
+                   help="give up when a remote read waits S seconds for data (default 30)")
+    g.add_argument("--deadline", type=positive_seconds, default=300.0, metavar="S",
+                   help="give up when a remote read takes more than S seconds in all (default 300)")
+    g.add_argument("--no-cache", action="store_true", help="neither use nor fill gguftok's cache of remote metadata")
+    g.add_argument("--offline", action="store_true",
+                   help="no network: read remote models from gguftok's cache only (also GGUFTOK_OFFLINE=1)")
+    g.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="show a progress bar for remote reads (default: when standard error is a terminal)")
+    g.add_argument("--max-metadata-bytes", type=parse_size, default=256 << 20, metavar="N",
+                   help="read at most this much of a remote model (default 256M; K, M, G suffixes)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _ArgumentParser(prog="gguftok", description="The tokenizer inside a GGUF file, with "
                              "llama.cpp's exact token ids.")
@@ -467,7 +551,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("tokenize", help="text to token ids, printed as llama-tokenize prints them",
                        description="Text to token ids, as llama.cpp's llama-tokenize: by default special "
                        "tokens are added (if the model adds BOS) and special text is parsed.")
-    p.add_argument("-m", "--model", required=True, help="the GGUF file (only its metadata is read)")
+    p.add_argument("-m", "--model", required=True, help=MODEL_HELP)
     src = p.add_mutually_exclusive_group()
     src.add_argument("-p", "--prompt", help="the text to tokenize")
     src.add_argument("-f", "--file", help="read the text from this file, as exact bytes")
@@ -481,27 +565,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log-disable", action="store_true", help="accepted for compatibility (gguftok never logs)")
     p.add_argument("--max-input-bytes", type=parse_size, default=DEFAULT_MAX_INPUT, metavar="N",
                    help="read at most this much text from --file or --stdin (default 16M; K, M, G suffixes)")
+    add_source_options(p)
     p.set_defaults(func=cmd_tokenize)
 
     p = sub.add_parser("detokenize", help="token ids to text, as llama_detokenize",
                        description="Token ids to text (raw bytes on standard output, then a newline).")
-    p.add_argument("-m", "--model", required=True, help="the GGUF file")
+    p.add_argument("-m", "--model", required=True, help=MODEL_HELP)
     p.add_argument("--remove-special", action="store_true", help="drop a leading BOS / trailing EOS")
     p.add_argument("--unparse-special", action="store_true", help="render control tokens as their text")
     p.add_argument("ids", nargs="+", type=int, metavar="ID")
+    add_source_options(p)
     p.set_defaults(func=cmd_detokenize)
 
     p = sub.add_parser("info", help="what a GGUF file says about its tokenizer",
-                       description="Vocabulary type, pre-tokenizer, sizes, special ids and texts, flags, EOG set. "
-                       "Reads only the metadata, so a multi-GB model is fast.")
-    p.add_argument("file")
+                       description="Vocabulary type, pre-tokenizer, sizes, special ids and texts, flags, EOG set; "
+                       "where the bytes came from and how many were read. Reads only the metadata, so a multi-GB "
+                       "model is fast, on disk, on the Hub or behind a URL.")
+    p.add_argument("file", metavar="MODEL", help=MODEL_HELP)
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_source_options(p)
     p.set_defaults(func=cmd_info)
 
     p = sub.add_parser("chat", help="a conversation through the model's chat template, to token ids",
                        description="Renders the messages with the file's chat template (sandboxed) and tokenizes "
                        "them: the template's special tokens are read, special-token text inside messages is not.")
-    p.add_argument("file", help="the GGUF file")
+    p.add_argument("file", metavar="MODEL", help=MODEL_HELP)
     src = p.add_mutually_exclusive_group()
     src.add_argument("--messages", help='a JSON list, e.g. \'[{"role": "user", "content": "Hi"}]\'')
     src.add_argument("--messages-file", help="read the JSON list from this file (default: standard input)")
@@ -519,6 +607,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="read special-token text inside messages as tokens too (what most engines do)")
     p.add_argument("--max-input-bytes", type=parse_size, default=DEFAULT_MAX_INPUT, metavar="N",
                    help="read at most this much JSON from --messages-file or standard input (default 16M)")
+    add_source_options(p)
     p.set_defaults(func=cmd_chat)
 
     p = sub.add_parser("conformance", help="llama.cpp's own test cases on every vocabulary",

@@ -97,3 +97,30 @@ class DataError(GguftokError, RuntimeError):
 
 class WorkspaceError(GguftokError, RuntimeError):
     """The workbook cannot find or import the student's own package (``notebooks/mytok/``), or its solutions."""
+
+
+class SourceError(GguftokError, OSError):
+    """The bytes of a model file could not be had from where it was said to be: a Hub file, URL or Ollama model
+    that is not there (404), no permission (401/403), a server that ignores range requests, a truncated or
+    inconsistent response, a time-out, the later shard of a split model. An ``OSError``, like the errors of a
+    local file.
+
+    ``reference`` is what was asked for (a path, a URL, ``hf://...``, ``ollama:...``); ``reason`` a short code
+    (``"not-found"``, ``"forbidden"``, ``"no-range"``, ``"truncated"``, ``"bad-range"``, ``"timeout"``,
+    ``"unreachable"``, ``"http-error"``, ``"offline"``, ``"shard"``, ``"missing-extra"``, ``"bad-reference"``,
+    ``"changed"``, ``"too-many-redirects"``, ``"insecure"``); ``status`` the HTTP status, when there is one. The
+    message says what went wrong and what to do.
+
+    >>> e = SourceError("no such file on the server (HTTP 404)", reference="https://example.org/m.gguf",
+    ...                 reason="not-found", status=404)
+    >>> print(e)
+    https://example.org/m.gguf: no such file on the server (HTTP 404)
+    >>> isinstance(e, OSError), e.reason
+    (True, 'not-found')
+    """
+
+    def __init__(self, message: str, *, reference: str = "", reason: str = "error", status: int | None = None) -> None:
+        self.reference = reference
+        self.reason = reason
+        self.status = status
+        super().__init__(f"{reference}: {message}" if reference else message)

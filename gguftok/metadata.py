@@ -32,17 +32,20 @@ from __future__ import annotations
 
 import mmap
 import os
-import stat
 import struct
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from enum import IntEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .errors import GGUFError
+from .sources.local import file_kind, open_regular_file  # (here for the modules that import them from here)
 
-__all__ = ["GGUF_MAGIC", "GGUFMetadata", "ValueType", "read_metadata"]
+if TYPE_CHECKING:
+    from .sources import Reader, ReadReport, Source
+
+__all__ = ["GGUF_MAGIC", "GGUFMetadata", "ValueType", "file_kind", "open_regular_file", "read_metadata"]
 
 GGUF_MAGIC = b"GGUF"
 SUPPORTED_VERSIONS = (2, 3)
@@ -97,7 +100,9 @@ class GGUFMetadata(Mapping[str, Any]):
     - ``types[key]``: the :class:`ValueType`, or for an array a tuple ``(ARRAY, element type, ...)``;
     - ``offsets[key]``: the byte offset of the key/value pair in the file;
     - ``kv_end``: the offset just past the last pair (where the tensor infos begin);
-    - ``source``: the file's path, or ``"<bytes>"``.
+    - ``source``: the file's path or reference, or ``"<bytes>"``;
+    - ``origin``: where the bytes came from and how many were read (a
+      :class:`~gguftok.sources.base.ReadReport`), or ``None`` for bytes in memory.
     """
 
     def __init__(self, source: str, version: int, byte_order: str, tensor_count: int,
@@ -110,6 +115,7 @@ class GGUFMetadata(Mapping[str, Any]):
         self.types = types
         self.offsets = offsets
         self.kv_end = kv_end
+        self.origin: ReadReport | None = None
 
     def __getitem__(self, key: str) -> Any:
         return self._values[key]
@@ -138,8 +144,10 @@ class GGUFMetadata(Mapping[str, Any]):
             if key not in types:
                 types[key] = _infer_type(value)
             values[key] = value
-        return GGUFMetadata(self.source, self.version, self.byte_order, self.tensor_count, values, types, offsets,
-                            self.kv_end)
+        md = GGUFMetadata(self.source, self.version, self.byte_order, self.tensor_count, values, types, offsets,
+                          self.kv_end)
+        md.origin = self.origin
+        return md
 
     def type_name(self, key: str) -> str:
         """The GGUF type of ``key`` as text: ``"uint32"``, ``"string"``, ``"array[int32]"``, ..."""
@@ -173,71 +181,59 @@ def _infer_type(value: Any) -> Any:
     raise TypeError(f"cannot infer a GGUF type for {type(value).__name__}")
 
 
-def read_metadata(source: str | os.PathLike[str] | bytes | bytearray | memoryview) -> GGUFMetadata:
-    """Read every key/value pair of a GGUF v2/v3 file (a path, or the file's bytes).
+def read_metadata(source: Source | str | os.PathLike[str] | bytes | bytearray | memoryview) -> GGUFMetadata:
+    """Read every key/value pair of a GGUF v2/v3 file: the file's bytes, or where it is.
 
-    A path is memory-mapped, so only the header pages of a multi-gigabyte model are ever read; it must be a
-    regular file (a device, FIFO or directory is a :class:`~gguftok.errors.GGUFError`, never read), since
-    the file's size is what every length and count in it is checked against.
-    Raises :class:`~gguftok.errors.GGUFError` if the file is malformed, ``OSError`` if it cannot be opened.
+    ``source`` is the file's bytes, a path, any reference :func:`gguftok.sources.open_source` takes (the
+    first shard of a split model, an ``https://`` URL, ``hf://owner/repo/file.gguf[@revision]``,
+    ``ollama:model[:tag]``), or a :class:`~gguftok.sources.Source`. Only the bytes up to the end of the
+    key/value section are read, a block at a time as the parse needs them: a local path is memory-mapped, so
+    only the header pages of a multi-gigabyte model are read; a remote file is read with range requests.
+    ``origin`` of the result says where the bytes came from and how many were read.
+
+    A local path must be a regular file (a device, FIFO or directory is a :class:`~gguftok.errors.GGUFError`,
+    never read), since the file's size is what every length and count in it is checked against.
+    Raises :class:`~gguftok.errors.GGUFError` if the file is malformed, :class:`~gguftok.errors.SourceError`
+    if a remote file cannot be had, ``OSError`` if a local one cannot be opened.
     """
     if isinstance(source, (bytes, bytearray, memoryview)):
         return _Parser(bytes(source), "<bytes>").parse()
-    name = os.fspath(source)
-    fd = open_regular_file(name, lambda why: GGUFError(
-        f"{why}: a GGUF file must be a regular file, whose size bounds every length read from it "
-        "(copy the bytes into one first)", source=os.fsdecode(name)))
-    with os.fdopen(fd, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        if size < HEADER_SIZE:
-            # mmap refuses empty files; a short file is simply read (no more than it said it holds).
-            return _Parser(f.read(size), os.fsdecode(name)).parse()
-        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
-            return _Parser(buf, os.fsdecode(name)).parse()
+    from .sources import as_source
 
-
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-# Opening a FIFO for reading waits for a writer, and a terminal may become the controlling one: neither here.
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
-
-
-def file_kind(mode: int) -> str:
-    """What a ``st_mode`` is, in words: ``"a regular file"``, ``"a directory"``, ``"a character device"``, ..."""
-    if stat.S_ISREG(mode):
-        return "a regular file"
-    return next((kind for test, kind in _KINDS if test(mode)), "a special file")
-
-
-def open_regular_file(name: str | os.PathLike[str], refuse: Callable[[str], Exception]) -> int:
-    """A read-only descriptor of ``name`` if it is a regular file; else raises ``refuse(why)``.
-
-    Only a regular file has a size that bounds what can be read from it: ``/dev/zero`` never ends, a FIFO
-    or a terminal blocks, a directory has no bytes. The path is checked before it is opened (so a FIFO
-    never blocks and a device is never touched) and the descriptor after (in case the path changed).
-    Errors of the file system itself (no such file, permission) are ``OSError`` as usual.
-    """
-    mode = os.stat(name).st_mode
-    if stat.S_ISREG(mode):
-        fd = os.open(name, _OPEN_FLAGS)
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISREG(mode):
-            if _OPEN_FLAGS & getattr(os, "O_NONBLOCK", 0):
-                os.set_blocking(fd, True)
-            return fd
-        os.close(fd)
-    raise refuse(f"{file_kind(mode)}, not a regular file")
+    src = as_source(source)
+    with src.open() as reader:
+        md = _Parser(b"", reader.name, reader=reader).parse()
+        reader.done(md.kv_end)
+    md.origin = src.report
+    return md
 
 
 class _Parser:
-    """One pass over the key/value section; ``buf`` is ``bytes`` or an ``mmap`` (slicing gives ``bytes``)."""
+    """One pass over the key/value section; ``buf`` is ``bytes`` or an ``mmap`` (slicing gives ``bytes``).
 
-    def __init__(self, buf: bytes | mmap.mmap, source: str) -> None:
-        self.buf = buf
-        self.size = len(buf)
+    From a ``reader`` (:mod:`gguftok.sources`), the bytes arrive as the parse needs them: ``size`` is the whole
+    file's, which every length is checked against; ``avail`` how many of its first bytes ``buf`` holds so far,
+    and :meth:`ensure` asks the reader for more. Nothing is read past ``avail`` but the next string of the
+    loop in an ``mmap`` (which the reader then counts), so a parse reads at most one block past the end of the
+    key/value section.
+    """
+
+    def __init__(self, buf: bytes | mmap.mmap, source: str, *, reader: Reader | None = None) -> None:
         self.source = source
         self.key: str | None = None  # the key being read, for error messages
         self.order = "<"
+        self.reader = reader
+        if reader is None:
+            self.buf, self.size = buf, len(buf)
+            self.avail = self.size
+        else:
+            self.size = reader.size
+            self.buf, self.avail = reader.read_to(min(self.size, HEADER_SIZE))
+
+    def ensure(self, end: int) -> None:
+        """Make the file's bytes up to ``end`` (at most its size) available in ``buf``."""
+        if end > self.avail and self.reader is not None:
+            self.buf, self.avail = self.reader.read_to(min(end, self.size))
 
     def fail(self, message: str, offset: int) -> GGUFError:
         return GGUFError(message, source=self.source, offset=offset, key=self.key)
@@ -245,6 +241,8 @@ class _Parser:
     def need(self, offset: int, nbytes: int, what: str) -> None:
         if offset + nbytes > self.size:
             raise self.fail(f"{what} needs {nbytes} bytes but the file ends after {self.size - offset}", offset)
+        if offset + nbytes > self.avail:
+            self.ensure(offset + nbytes)
 
     def parse(self) -> GGUFMetadata:
         buf = self.buf
@@ -338,6 +336,7 @@ class _Parser:
                 items.append(item)
             return items, (ValueType.ARRAY, *inner), off
         nbytes = count * _MIN_SIZE[et]
+        self.ensure(off + nbytes)  # it fits in the file: checked above
         dtype = np.dtype(self.order + _NUMPY_CODES[et])
         arr = np.frombuffer(self.buf[off:off + nbytes], dtype=dtype)
         if et == ValueType.BOOL:
@@ -383,9 +382,10 @@ class _Parser:
         pos = 0  # relative to off
         while found < count:
             if pos >= covered:
-                if covered == room:
+                if covered == room or off + pos + 8 > self.size:
                     return None
-                grown = min(room, max(2 * covered, count * 12, pos + 4096))
+                self.ensure(off + pos + 8)  # the window grows over the bytes there are, not past them
+                grown = min(room, max(2 * covered, count * 12, pos + 4096), self.avail - off - 7)
                 fields = np.ndarray((grown,), dtype=dtype, buffer=self.buf, offset=off, strides=(1,))
                 cand = np.concatenate((cand, covered + np.flatnonzero(fields[covered:] < 256)))
                 covered = grown
@@ -412,6 +412,7 @@ class _Parser:
                 return None
         if pos > self.size - off:
             return None
+        self.ensure(off + pos)
         starts = np.concatenate(runs)
         region = np.frombuffer(self.buf, dtype=np.uint8, count=pos, offset=off).copy()
         np.ndarray((pos - 7,), dtype=dtype, buffer=region, strides=(1,))[starts] = 0  # each field: 8 NULs
@@ -427,31 +428,43 @@ class _Parser:
         """The reader's loop over an array of strings.
 
         The fast path checks nothing per string: ``unpack_from`` raises once a length would be read past
-        the end (or at an offset too large for it), and a string running past the end shows as
-        ``off > size`` afterwards. Either way the
-        careful loop runs again to name the string at fault.
+        the end of ``buf`` (or at an offset too large for it), and a string running past it shows as
+        ``off > avail`` afterwards. Past the end of the file, the careful loop runs again to name the string
+        at fault; before it (a remote file arriving a block at a time), the loop asks for more and goes on
+        from the string it stopped at.
         """
-        buf = self.buf
         unpack = _STRUCTS[self.order][ValueType.UINT64].unpack_from
         out = [""] * count  # count <= bytes left / 8, checked by the caller
         start = off
-        try:
-            for i in range(count):
-                (n,) = unpack(buf, off)
-                off += 8
-                out[i] = buf[off:off + n].decode("utf-8", "surrogateescape")
-                off += n
-        except (struct.error, OverflowError):  # a length read past the end, or an offset beyond ssize_t
-            off = self.size + 1
-        if off > self.size:
-            self.string_array_error(start, count)
-        return out, off
+        i = n = 0
+        while True:
+            buf, resume = self.buf, i
+            try:
+                for i in range(resume, count):
+                    (n,) = unpack(buf, off)
+                    out[i] = buf[off + 8:off + 8 + n].decode("utf-8", "surrogateescape")
+                    off += 8 + n
+                i = count
+            except (struct.error, OverflowError):  # the length of string i is past the end of buf
+                pass
+            if off > self.avail:  # string i - 1 ran past the bytes there are: they were cut short
+                if off > self.size:
+                    self.string_array_error(start, count)
+                self.ensure(off)
+                out[i - 1] = self.buf[off - n:off].decode("utf-8", "surrogateescape")
+            elif i < count:
+                if off + 8 > self.size:
+                    self.string_array_error(start, count)
+                self.ensure(off + 8)
+            if i == count:
+                return out, off
 
     def string_array_error(self, off: int, count: int) -> None:
         unpack = _STRUCTS[self.order][ValueType.UINT64].unpack_from
         for i in range(count):
             if off + 8 > self.size:
                 raise self.fail(f"string {i} of {count}: its length needs 8 bytes but the file ends", off)
+            self.ensure(off + 8)
             (n,) = unpack(self.buf, off)
             if off + 8 + n > self.size:
                 raise self.fail(f"string {i} of {count} claims {n} bytes; "

@@ -90,20 +90,21 @@ class Tokenizer:
             self.model = BPEModel(v.token_to_id, v.merges, byte_encode=v.pre_config.byte_encode,
                                   ignore_merges=v.ignore_merges, newline_runs_whole=v.pre_config.type == "GEMMA4",
                                   cut_marker="\u2581" if v.escape_whitespaces else None, cache_size=cache_size)
+        # the other models keep at most cache_size pieces (words, or text between places no token spans)
         elif v.type == "spm":
-            self.model = SPMModel(v.texts, v.scores)
+            self.model = SPMModel(v.texts, v.scores, cache_size=cache_size)
         elif v.type == "wpm":
-            self.model = WPMModel(v.texts, v.special["unk"], v.lowercase, v.strip_accents)
+            self.model = WPMModel(v.texts, v.special["unk"], v.lowercase, v.strip_accents, cache_size=cache_size)
         elif v.type == "rwkv":
             self.model = RWKVModel(v.texts, v.special["unk"])
         elif v.type == "plamo2":
-            self.model = PLaMo2Model(v.texts, v.types, v.scores)
+            self.model = PLaMo2Model(v.texts, v.types, v.scores, cache_size=cache_size)
         elif v.type == "test":
             self.model = HashModel(v.n_vocab)
         elif v.type == "ugm":
             charsmap = v.charsmap()
             self.model = UGMModel(v.texts, v.scores, v.gguf_attrs, v.attrs, v.special["unk"], charsmap,
-                                  v.add_space_prefix, v.remove_extra_whitespaces)
+                                  v.add_space_prefix, v.remove_extra_whitespaces, cache_size=cache_size)
         v.nl = self._newline_id(default_pad)
         v.apply_strip_rules()
         # Chat templates, as llama_model_chat_template reads them: None is tokenizer.chat_template, a name is
@@ -133,9 +134,22 @@ class Tokenizer:
 
     @classmethod
     def from_gguf(cls, path: str | os.PathLike[str], **kwargs: Any) -> Tokenizer:
-        """Load from a GGUF file, reading only its metadata (the tensors are never touched)."""
-        tok = cls(read_metadata(path), **kwargs)
-        tok.source_path = os.path.abspath(path)
+        """Load from a GGUF file, reading only its metadata (the tensors are never touched).
+
+        ``path`` is a local path (or the first shard of a split model), an ``https://`` URL,
+        ``hf://owner/repo/file.gguf[@revision]``, ``ollama:model[:tag]``, or a source made by
+        :func:`gguftok.sources.open_source` with its options (``allow_full_download``, ``timeout``, ...).
+        ``tok.vocab.md.origin`` says where the bytes came from and how many were read. A later shard of a split
+        model is a :class:`~gguftok.errors.SourceError` naming the first.
+        """
+        from .sources import as_source, check_shard
+
+        source = as_source(path)
+        check_shard(source)
+        md = read_metadata(source)
+        check_shard(source, md)
+        tok = cls(md, **kwargs)
+        tok.source_path = source.local_path  # the file, or the cached copy of a remote file's metadata, or None
         return tok
 
     # ----------------------------------------------------------------------------------------- facts

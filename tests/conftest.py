@@ -62,3 +62,38 @@ def pytest_terminal_summary(terminalreporter):
     fresh = [p for p in shots.glob("*.png") if p.stat().st_mtime >= _STARTED]
     if fresh:
         terminalreporter.write_line(f"screenshots of the workbook's views in JupyterLab ({len(fresh)}): {shots}")
+
+
+# ------------------------------------------------------------------ gguftok.sources: servers on loopback
+
+
+@pytest.fixture
+def metadata_cache(tmp_path, monkeypatch):
+    """An empty on-disk cache of remote metadata for one test (``$GGUFTOK_METADATA_CACHE``), and no offline mode."""
+    root = tmp_path / "metadata-cache"
+    monkeypatch.setenv("GGUFTOK_METADATA_CACHE", str(root))
+    for name in ("GGUFTOK_OFFLINE", "HF_HUB_OFFLINE", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    return root
+
+
+@pytest.fixture(scope="session")
+def loopback():
+    """An HTTP server on 127.0.0.1 for the session (``tests/loopback.py``); each test adds what it serves."""
+    from loopback import Loopback
+
+    with Loopback() as srv:
+        yield srv
+
+
+@pytest.fixture(scope="session")
+def sparse_models(tmp_path_factory, vocab_path):
+    """``{size: (path, kv_end)}``: Qwen2's key/value section, 2,000 tensor infos, holes up to 1 GiB and 8 GiB."""
+    from loopback import sparse_model
+
+    folder = tmp_path_factory.mktemp("sparse")
+    out = {}
+    for size in (1 << 30, 8 << 30):
+        path = folder / f"qwen2-{size >> 30}g.gguf"
+        out[size] = (path, sparse_model(path, vocab_path("qwen2"), size))
+    return out

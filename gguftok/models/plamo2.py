@@ -15,18 +15,37 @@ its code point as ``<0xXX>`` tokens. The cheapest path wins; on equal cost the l
 The pieces that start at a position are found with one lookup in a sorted list of the pieces, as code
 points of 4 bytes each (:class:`~gguftok.models.prefix.PrefixIndex`): the longest, then the chain of its
 prefixes that are pieces, the same candidates llama.cpp's suffix table lists, without a search per length.
+
+**Cut, then cached.** Take a place between two code points that no piece of two or more code points spans. No
+step of any path crosses it (a piece spanning it would be such a piece; an unknown step is one code point), so
+every path passes through it, and the cost from any position left of it is a choice among paths through it:
+``cost[i]`` there is the cost of the left part's path to the place plus ``cost[place]``, the same constant for
+every candidate, and costs are integers, so every comparison (ties too: equal costs stay equal) comes out as
+it does for the left part alone; right of it nothing changes at all. So the ids of the text are the ids of the
+two parts, one after the other. :class:`PLaMo2Model` cuts before each space when no piece holds a space after
+its first code point (the words are kept in a :class:`~gguftok.models.piece_cache.PieceCache`), then at every
+place next to a code point that is in no such piece (one C-level scan with a character class), then, in a run
+of more than two code points, at every place between two code points no piece has side by side; each part's
+ids are kept too.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 import numpy as np
 
 from ..errors import VocabError
 from ..pretokenize.unicode import decode_lax
+from .piece_cache import DEFAULT_PIECES, PieceCache, Uncached, char_pattern, codes_class, encode_pieces
 from .prefix import PrefixIndex
+from .spm import char_junctions, junction_parts
+
+CUT_LONGER_THAN = 2  # a run longer than this many code points is cut between code points no piece joins
+SHORT_RUN = 64  # runs (and pieces) up to this many code points: one lookup per length instead of a search
+_WORDS = re.compile("(?s:.[^ ]*)")  # the text cut before each space
 
 BYTE_TYPE = 6  # GGUF token type
 UNKNOWN_COST = 10_000_000
@@ -43,7 +62,8 @@ def _round_half_away(x: float) -> int:
 
 
 class PLaMo2Model:
-    def __init__(self, texts: Sequence[str], gguf_types: Sequence[int], scores: Sequence[float]) -> None:
+    def __init__(self, texts: Sequence[str], gguf_types: Sequence[int], scores: Sequence[float],
+                 cache_size: int = DEFAULT_PIECES) -> None:
         byte_ids = [0] * 256
         pieces: dict[str, int | None] = {}
         last_id: dict[str, int] = {}
@@ -67,11 +87,89 @@ class PLaMo2Model:
         wide = {_wide([ord(c) for c in p]): hit for p, hit in self.pieces.items()}
         self._index = PrefixIndex(wide)
         self._hits = [wide[k] for k in self._index.keys]  # (token id, score) per key of the index
+        longer = [p for p in self.pieces if len(p) > 1]
+        joined = np.unique(np.frombuffer("".join(longer).encode("utf-32-le", "surrogatepass"), dtype=np.uint32))
+        # a run of code points that are in some longer piece, or a run of code points that are in none (each of
+        # those alone)
+        if len(joined) <= 4096:  # a class of a few code points, built without an array of every code point
+            inside, outside = codes_class(joined.tolist()) + "+", codes_class(joined.tolist(), negate=True) + "+"
+        else:
+            mask = np.zeros(0x110000, dtype=bool)
+            mask[joined] = True
+            inside, outside = char_pattern(mask, run=True), char_pattern(~mask, run=True)
+        self._runs = re.compile(f"{inside}|{outside}")
+        self._joined = frozenset(map(chr, joined.tolist()))
+        self._joins = char_junctions(longer)
+        self._width = max(map(len, self.pieces), default=0)
+        self._alone = PieceCache(self._short_ids, cache_size)  # one code point of no longer piece
+        self._cache = PieceCache(self._run_ids, cache_size)
+        # Before a space that no piece holds after its first code point, no piece spans: the text is cut there
+        # first (words, each from its space on), and each word's ids are kept too.
+        self._words = None if any(" " in p[1:] for p in longer) else PieceCache(self._word_ids, cache_size)
 
     def encode(self, data: bytes) -> list[int]:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return self.encode_whole(data)  # lax decoding: surrogates, code points past U+10FFFF
+        if text[:1] == "\ufeff":
+            text = text[1:]
+        if self._words is not None:
+            return encode_pieces(self._words, _WORDS.findall(text))
+        return encode_pieces(self._cache, self._runs.findall(text))
+
+    def _word_ids(self, word: str) -> list[int]:
+        runs = self._runs.findall(word)
+        return self._cache[runs[0]] if len(runs) == 1 else encode_pieces(self._cache, runs)
+
+    def _run_ids(self, run: str) -> list[int]:
+        """The ids of one run (cut again where no piece joins two code points, when long)."""
+        if run[0] not in self._joined:  # code points of no longer piece: each alone
+            alone = self._alone
+            return [i for c in run for i in alone[c]]
+        if len(run) <= CUT_LONGER_THAN:
+            return self._short_ids(run)
+        parts = junction_parts(run, self._joins)
+        if len(parts) == 1:
+            return self._ids(list(map(ord, run)))
+        cache = self._cache
+        out = Uncached() if len(cache) * 4 >= cache.limit * 3 else []
+        for part in parts:
+            ids = cache.get(part)
+            out += cache.keep(part, self._short_ids(part)) if ids is None else ids
+        return out
+
+    def _short_ids(self, run: str) -> list[int]:
+        """:meth:`_ids` of a short run: the pieces at each position found by one lookup per length, longest
+        first as the suffix table lists them (the first of equal costs wins)."""
+        n, width = len(run), self._width
+        if n > SHORT_RUN or width > SHORT_RUN:
+            return self._ids(list(map(ord, run)))
+        get = self.pieces.get
+        cost = [1 << 60] * (n + 1)
+        cost[n] = 0
+        step_len = [0] * (n + 1)
+        step_id = [0] * (n + 1)
+        for i in range(n - 1, -1, -1):
+            for length in range(min(n - i, width), 0, -1):
+                hit = get(run[i:i + length])
+                if hit is not None:
+                    c = cost[i + length] - hit[1]
+                    if c < cost[i]:
+                        cost[i], step_len[i], step_id[i] = c, length, hit[0]
+            c = cost[i + 1] + UNKNOWN_COST
+            if c < cost[i]:
+                cost[i], step_len[i], step_id[i] = c, 1, -1
+        return self._steps(list(map(ord, run)), step_len, step_id)
+
+    def encode_whole(self, data: bytes) -> list[int]:
+        """The dynamic program over the whole fragment, as llama.cpp runs it (no cuts, no cache)."""
         cps = decode_lax(data)
         if cps and cps[0] == 0xFEFF:
             cps = cps[1:]
+        return self._ids(cps)
+
+    def _ids(self, cps: list[int]) -> list[int]:
         n = len(cps)
         if n == 0:
             return []
@@ -94,6 +192,11 @@ class PLaMo2Model:
             c = cost[i + 1] + UNKNOWN_COST
             if c < cost[i]:
                 cost[i], step_len[i], step_id[i] = c, 1, -1
+        return self._steps(cps, step_len, step_id)
+
+    def _steps(self, cps: list[int], step_len: list[int], step_id: list[int]) -> list[int]:
+        """The ids along the cheapest path: a piece's id, or an unknown code point's UTF-8 byte tokens."""
+        n = len(cps)
         out: list[int] = []
         pos = 0
         while pos < n:

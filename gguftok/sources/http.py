@@ -1,0 +1,614 @@
+"""A GGUF file behind a URL, read with HTTP range requests in growing blocks until its metadata ends.
+
+>>> src = HttpSource("https://example.org/models/m.gguf", Options())
+>>> src.kind, src.name
+('https', 'm.gguf')
+
+The first request asks for ``bytes=0-262143`` and learns the file's size from ``Content-Range``; each next
+one asks for a block twice as large (up to 4 MiB) from where the last ended, as far as the parser needs,
+so a parse reads at most one block past the end of the key/value section, whatever the file's size.
+
+Everything the server says is checked before it is used or allocated: ``Content-Range`` must give exactly the
+bytes asked for and the size already known; ``Content-Length`` must agree with it; a body that ends early
+is a truncated response; a compressed body is refused. A server that ignores ``Range`` (it answers
+``200`` with the whole file) is refused unless ``allow_full_download`` says otherwise, and then the full
+response is read only as far as the metadata needs. Each read waits at most ``timeout`` seconds for data,
+and the whole read ends after ``deadline`` seconds. Redirects are followed (at most 10; the Hub redirects to
+a CDN), credentials are never sent off the origin they are for, and ``https`` never falls back to ``http``
+(plain ``http`` is accepted only on this machine's loopback addresses, for tests and local servers).
+
+With a validator (a strong ``ETag`` or ``Last-Modified``), the bytes the parse needed go to the on-disk cache
+(:mod:`gguftok.sources.cache`); the next read of the URL asks the server with one ``HEAD`` whether the file
+is the same, and if so reads nothing more.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import ipaddress
+import re
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..errors import GGUFError, SourceError
+from .base import Options, Progress, Reader, ReadReport, Source
+from .cache import CacheEntry, MetadataCache
+
+__all__ = ["HttpSource", "RangeReader", "TransportError", "TransportTimeout", "UrllibTransport"]
+
+MAX_REDIRECTS = 10
+_CHUNK = 64 << 10
+_REDIRECTS = (301, 302, 303, 307, 308)
+_CREDENTIALS = ("authorization", "cookie", "proxy-authorization")
+_CONTENT_RANGE = re.compile(r"bytes\s+(\d{1,19})-(\d{1,19})/(\d{1,19}|\*)")
+_MAX_SIZE = 1 << 62  # a file size beyond this is no file
+
+
+class TransportTimeout(Exception):
+    """No data within the per-read timeout (raised by a transport)."""
+
+
+class TransportError(Exception):
+    """The connection failed or was cut (raised by a transport)."""
+
+
+# ------------------------------------------------------------------------------------------------ transport
+
+
+class Response:
+    """One HTTP response as the range reader sees it: ``status``, ``header(name)``, ``read_some(n)``, ``close()``."""
+
+    status: int
+
+    def header(self, name: str) -> str | None:
+        raise NotImplementedError
+
+    def read_some(self, n: int) -> bytes:
+        """Up to ``n`` bytes of the body as they arrive (one network read), ``b""`` at its end."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None  # the range reader follows redirects itself, deciding what headers go along
+
+
+class _UrllibResponse(Response):
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+        self.status = raw.status if hasattr(raw, "status") and raw.status is not None else raw.code
+
+    def header(self, name: str) -> str | None:
+        return self.raw.headers.get(name)
+
+    def read_some(self, n: int) -> bytes:
+        try:
+            return self.raw.read1(n)
+        except TimeoutError as e:
+            raise TransportTimeout(str(e) or "timed out") from None
+        except (OSError, http.client.HTTPException, ValueError) as e:
+            raise TransportError(str(e) or type(e).__name__) from None
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.raw.close()
+
+
+class UrllibTransport:
+    """HTTP(S) with the standard library (``urllib``: proxies from the environment, the system's CA store);
+    redirects are returned, not followed."""
+
+    def __init__(self) -> None:
+        self.opener = urllib.request.build_opener(_NoRedirect)
+
+    def request(self, method: str, url: str, headers: Mapping[str, str], timeout: float) -> Response:
+        req = urllib.request.Request(url, method=method, headers=dict(headers))
+        try:
+            raw = self.opener.open(req, timeout=timeout)
+        except urllib.error.HTTPError as e:  # a 3xx, 4xx or 5xx: a response all the same
+            raw = e
+        except urllib.error.URLError as e:
+            if isinstance(e.reason, TimeoutError):
+                raise TransportTimeout(str(e.reason) or "timed out") from None
+            raise TransportError(str(e.reason)) from None
+        except TimeoutError as e:
+            raise TransportTimeout(str(e) or "timed out") from None
+        except (OSError, http.client.HTTPException, ValueError) as e:
+            raise TransportError(str(e) or type(e).__name__) from None
+        return _UrllibResponse(raw)
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+
+def origin(url: str) -> tuple[str, str, int]:
+    """``(scheme, host, port)`` of ``url``, the port made explicit."""
+    p = urllib.parse.urlsplit(url)
+    try:
+        port = p.port
+    except ValueError:
+        port = None
+    return p.scheme.lower(), (p.hostname or "").lower(), port or {"http": 80, "https": 443}.get(p.scheme.lower(), 0)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is this machine: ``localhost``, ``127.0.0.0/8``, ``::1``."""
+    if host.lower() in ("localhost", "localhost.localdomain"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_url(url: str, reference: str) -> None:
+    """An ``https`` URL, or ``http`` to this machine; else a :class:`SourceError` saying why not."""
+    scheme, host, _ = origin(url)
+    if scheme == "https" and host:
+        return
+    if scheme == "http" and host and is_loopback(host):
+        return
+    if scheme == "http":
+        raise SourceError(f"plain http to {host!r} is refused (anyone on the way could change the bytes): use "
+                          "https:// (http:// is accepted only for this machine, e.g. http://127.0.0.1:8000/...)",
+                          reference=reference, reason="insecure")
+    raise SourceError(f"cannot read {url!r}: only https:// URLs (and http:// on this machine) are read",
+                      reference=reference, reason="bad-reference")
+
+
+def content_range(value: str | None) -> tuple[int, int, int | None] | None:
+    """``Content-Range: bytes FIRST-LAST/TOTAL`` as ``(first, last, total or None)``, ``None`` if malformed.
+
+    >>> content_range("bytes 0-99/1000"), content_range("bytes 5-9/*"), content_range("bytes 9-5/10")
+    ((0, 99, 1000), (5, 9, None), None)
+    """
+    m = _CONTENT_RANGE.fullmatch((value or "").strip())
+    if not m:
+        return None
+    first, last = int(m.group(1)), int(m.group(2))
+    total = None if m.group(3) == "*" else int(m.group(3))
+    if last < first or (total is not None and last >= total) or last >= _MAX_SIZE:
+        return None
+    return first, last, total
+
+
+def content_length(value: str | None) -> int | None:
+    """A ``Content-Length`` as an int, ``None`` if absent; ``-1`` if it is not a plain decimal number."""
+    if value is None:
+        return None
+    value = value.strip()
+    return int(value) if value.isdigit() and len(value) <= 19 else -1
+
+
+def validator_of(resp: Response) -> str | None:
+    """A strong ``ETag``, else ``Last-Modified``, else ``None`` (a weak ETag does not promise the same bytes)."""
+    etag = (resp.header("ETag") or "").strip()
+    if etag and not etag.startswith("W/"):
+        return etag
+    return resp.header("Last-Modified") or None
+
+
+def http_hint(status: int) -> str:
+    """What to do about an HTTP error status, for a plain URL."""
+    if status in (401, 403):
+        return ("the server wants credentials gguftok does not have: use a link that needs none (a public or "
+                "signed URL), or pass headers= to gguftok.sources.open_source")
+    if status in (404, 410):
+        return "check the URL"
+    return ""
+
+
+def _status_message(status: int) -> tuple[str, str]:
+    if status in (404, 410):
+        return "not found on the server", "not-found"
+    if status in (401, 403):
+        return "access refused", "forbidden"
+    if status == 416:
+        return "the server cannot serve the range asked for (the file is empty, or shorter than it said)", "bad-range"
+    if status == 429:
+        return "too many requests: wait a little and try again", "http-error"
+    if status >= 500:
+        return "the server failed: try again later", "http-error"
+    return "unexpected answer", "http-error"
+
+
+def _size_text(n: int | None) -> str:
+    return "of unknown size" if n is None else f"of {n:,} bytes"
+
+
+# ------------------------------------------------------------------------------------------------ the source
+
+
+class HttpSource(Source):
+    """A file at an ``https://`` URL (or ``http://`` on loopback), read with range requests.
+
+    ``headers`` are sent with every request to the URL's own origin (never after a redirect elsewhere);
+    the Hub source (:mod:`gguftok.sources.hub`) makes one of these from what ``huggingface_hub`` resolved,
+    with its ``transport`` (the Hub's session), its credentials, the file's ``size`` and ``validator``, and
+    the cache ``keys`` its content is known by.
+    """
+
+    def __init__(self, url: str, options: Options, *, reference: str | None = None, kind: str | None = None,
+                 headers: Mapping[str, str] | None = None, credentials_origin: str | None = None,
+                 transport: Any = None, size: int | None = None, validator: str | None = None,
+                 content_keys: list[str] | None = None, store_keys: list[str] | None = None,
+                 offline_keys: list[str] | None = None, validate: bool = True,
+                 hint: Callable[[int], str] = http_hint, notes: list[str] | None = None,
+                 offline: bool | None = None) -> None:
+        super().__init__(url if reference is None else reference, options)
+        self.url = url
+        self.kind = kind or origin(url)[0]
+        check_url(url, self.reference)
+        self.headers = dict(headers or {})
+        self.credentials_origin = origin(credentials_origin or url)
+        self.transport = transport
+        self.size = size
+        self.validator = validator
+        ref_key = f"ref:{self.reference}"
+        self.content_keys = list(content_keys or [])  # the bytes are known before any request by these
+        self.store_keys = list(store_keys if store_keys is not None else [ref_key])
+        self.offline_keys = list(offline_keys if offline_keys is not None else [ref_key])
+        self.validate = validate  # whether a kept copy under ref: may be used after a HEAD shows the same validator
+        self.hint = hint
+        self.notes = list(notes or [])
+        self.offline = options.is_offline() if offline is None else offline
+
+    @property
+    def name(self) -> str:
+        return urllib.parse.unquote(urllib.parse.urlsplit(self.url).path.rstrip("/").rsplit("/", 1)[-1])
+
+    def open(self) -> RangeReader:
+        return RangeReader(self)
+
+
+class RangeReader(Reader):
+    """One read of an :class:`HttpSource` (see the module's docstring)."""
+
+    def __init__(self, src: HttpSource, owner: Source | None = None) -> None:
+        super().__init__(ReadReport(src.reference, src.kind, _shown_url(src.url), notes=list(src.notes)), src.options)
+        self.src = src
+        self.owner = owner or src
+        self.name = src.reference
+        self.url = src.url
+        self.size: int = src.size if src.size is not None else _MAX_SIZE  # until the first answer says
+        self._size_known = src.size is not None
+        if self._size_known:
+            self._report.size = self.size
+        self.validator = src.validator
+        self._chunks: list[bytes] = []
+        self._buf = b""
+        self._stream: Response | None = None
+        self._deadline = self._started + self.options.deadline
+        self._progress: Progress | None = None
+        self._cache = MetadataCache() if self.options.cache else None
+        self._entry: CacheEntry | None = None
+        self._got_gguf = False
+        try:
+            self._start()
+        except BaseException:
+            self.close()
+            raise
+
+    # ---------------------------------------------------------------------------- the first bytes
+
+    def _start(self) -> None:
+        src = self.src
+        entry = None
+        if self._cache is not None:
+            entry = self._cache.get(*src.content_keys)
+            if entry is None and src.offline:
+                entry = self._cache.get(*src.offline_keys)
+        if entry is None and src.offline:
+            raise SourceError("offline (--offline, GGUFTOK_OFFLINE or HF_HUB_OFFLINE), and gguftok's cache holds "
+                              "no copy of this file's metadata: read it once with the network on"
+                              + ("" if self._cache is not None else " and the cache on"),
+                              reference=src.reference, reason="offline")
+        if entry is None and self._cache is not None and src.validate:
+            kept = self._cache.get(*src.offline_keys)
+            if kept is not None and kept.validator:
+                entry = self._validated(kept)
+        if entry is not None:
+            self._use(entry)
+            return
+        self._fetch_to(self.next_end(1))
+
+    def _validated(self, kept: CacheEntry) -> CacheEntry | None:
+        """``kept`` if a ``HEAD`` shows the file unchanged (same validator and size), else ``None``."""
+        try:
+            resp = self._request("HEAD", self.url)
+        except SourceError as e:
+            if e.reason in ("unreachable", "timeout"):
+                raise SourceError(f"{e}; gguftok's cache holds a copy of its metadata: read it with --offline "
+                                  "(GGUFTOK_OFFLINE=1)", reference="", reason=e.reason, status=e.status) from None
+            if e.status in (405, 501):  # no HEAD here: read the file as if nothing were kept
+                return None
+            raise
+        try:
+            same = (validator_of(resp) == kept.validator
+                    and content_length(resp.header("Content-Length")) in (kept.size, None))
+        finally:
+            resp.close()
+        return kept if same else None
+
+    def _use(self, entry: CacheEntry) -> None:
+        self._entry = entry
+        self._buf = entry.data
+        self.avail = len(entry.data)
+        self.size = entry.size
+        self._size_known = True
+        self.validator = entry.validator
+        self._report.size = entry.size
+        self._report.cache = "hit"
+        self._report.cache_path = str(entry.path)
+        self._report.cache_bytes = len(entry.data)
+        if entry.location:
+            self._report.location = _shown_url(entry.location)
+        self.owner.local_path = str(entry.path)
+
+    # ---------------------------------------------------------------------------- what the parser asks for
+
+    def read_to(self, end: int) -> tuple[Any, int]:
+        if end > self.avail and end <= self.size:
+            if self._entry is not None:  # the kept copy is shorter than this parse needs: read the file itself
+                self._entry = None
+                self._buf, self._chunks, self.avail = b"", [], 0
+                self._report.cache = self._report.cache_path = None
+                self._report.cache_bytes = 0
+                self.owner.local_path = None
+            limit = self.options.max_metadata
+            if end > limit:
+                raise SourceError(f"the metadata would need more than {limit:,} bytes (the parse asks for the "
+                                  f"bytes up to offset {end:,} of the {self.size:,}): refusing to download that "
+                                  "much; if the file is right, raise max_metadata (--max-metadata-bytes)",
+                                  reference=self.name, reason="too-large")
+            self._fetch_to(min(self.next_end(end), limit))
+        return self._buf, self.avail
+
+    def done(self, used: int) -> None:
+        src = self.src
+        if self._cache is None or not src.store_keys:
+            return
+        if self._entry is not None:  # known by one key: known by the others too (a commit, the last read)
+            entry = self._entry
+            keys = [k for k in src.store_keys if k != entry.key]
+            if keys:
+                with contextlib.suppress(OSError):
+                    self._cache.put(keys, entry.data, size=entry.size, location=entry.location,
+                                    validator=entry.validator)
+            return
+        keys = list(src.store_keys)
+        if self.validator is None and not src.content_keys:  # nothing says what the bytes are: offline reads only
+            keys = [k for k in keys if k.startswith("ref:")]
+        if not keys:
+            return
+        try:
+            entry = self._cache.put(keys, self._buf[:used], size=self.size, location=self.url,
+                                    validator=self.validator)
+        except OSError as e:
+            self._report.notes.append(f"could not keep the metadata in the cache: {e}")
+            return
+        self._report.cache = "stored"
+        self._report.cache_path = str(entry.path)
+        self.owner.local_path = str(entry.path)
+
+    def close(self) -> None:
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
+        if self._progress is not None:
+            self._progress.close()
+            self._progress = None
+        self.owner.report = self.report()
+
+    # ---------------------------------------------------------------------------- the network
+
+    def _remaining(self) -> float:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise SourceError(f"the read took longer than {self.options.deadline:g} s (its deadline) after "
+                              f"{self._report.bytes_read:,} bytes: the server is too slow; raise --deadline to "
+                              "wait longer", reference=self.name, reason="timeout")
+        return left
+
+    def _request(self, method: str, url: str, extra: Mapping[str, str] | None = None) -> Response:
+        """One request, following redirects; a response of status 2xx (anything else is a SourceError)."""
+        src = self.src
+        transport = src.transport or UrllibTransport()
+        src.transport = transport
+        for _ in range(MAX_REDIRECTS + 1):
+            check_url(url, src.reference)
+            headers = {k: v for k, v in src.headers.items()
+                       if origin(url) == src.credentials_origin or k.lower() not in _CREDENTIALS}
+            headers.update(extra or {})
+            timeout = min(self.options.timeout, self._remaining())
+            self._report.requests += 1
+            try:
+                resp = transport.request(method, url, headers, timeout)
+            except TransportTimeout:
+                raise SourceError(f"no answer from {origin(url)[1]} within {self.options.timeout:g} s (the "
+                                  "per-read timeout): the server is slow or unreachable; raise --timeout to wait "
+                                  "longer", reference=src.reference, reason="timeout") from None
+            except TransportError as e:
+                raise SourceError(f"cannot connect to {origin(url)[1]}: {e} (is the network on? with no network, "
+                                  "--offline reads gguftok's cache)", reference=src.reference,
+                                  reason="unreachable") from None
+            if resp.status in _REDIRECTS:
+                location = resp.header("Location")
+                resp.close()
+                if not location:
+                    raise SourceError(f"HTTP {resp.status} redirect without a Location", reference=src.reference,
+                                      reason="http-error", status=resp.status)
+                target = urllib.parse.urljoin(url, location.strip())
+                if origin(url)[0] == "https" and origin(target)[0] != "https" and not is_loopback(origin(target)[1]):
+                    raise SourceError(f"the server redirects from https to {origin(target)[0]}: refused",
+                                      reference=src.reference, reason="insecure")
+                url = target
+                continue
+            if resp.status >= 400 or resp.status < 200:
+                resp.close()
+                what, reason = _status_message(resp.status)
+                hint = src.hint(resp.status)
+                raise SourceError(f"{what} (HTTP {resp.status}{' from ' + _shown_url(url) if url != src.url else ''})"
+                                  + (f": {hint}" if hint else ""), reference=src.reference, reason=reason,
+                                  status=resp.status)
+            self.url = url  # later blocks go straight to where the redirects led (a CDN's signed URL)
+            return resp
+        raise SourceError(f"more than {MAX_REDIRECTS} redirects", reference=src.reference,
+                          reason="too-many-redirects")
+
+    def _fetch_to(self, target: int) -> None:
+        """Receive the bytes ``[avail, target)`` (``target`` is clamped to the size once it is known)."""
+        if self._stream is not None:
+            self._read_body(self._stream, target - self.avail, f"bytes {self.avail:,}-{target - 1:,}",
+                            exact=True, full=True)
+            return
+        start = self.avail
+        stop = min(target, self.size)
+        headers = {"Range": f"bytes={start}-{stop - 1}", "Accept-Encoding": "identity"}
+        if start > 0 and self.validator and self.validator.startswith('"'):
+            headers["If-Range"] = self.validator  # a changed file answers 200 instead of mixing two versions
+        resp = self._request("GET", self.url, headers)
+        try:
+            encoding = (resp.header("Content-Encoding") or "identity").strip().lower()
+            if encoding != "identity":
+                raise SourceError(f"the server sent the bytes compressed ({encoding}) although asked not to: "
+                                  "gguftok reads a file's bytes as they are", reference=self.name,
+                                  reason="bad-range", status=resp.status)
+            if resp.status == 206:
+                self._partial(resp, start, stop)
+            elif resp.status == 200:
+                self._full(resp, start, stop)
+                return  # the response stays open: later blocks come from it
+            else:
+                raise SourceError(f"unexpected HTTP {resp.status} to a range request", reference=self.name,
+                                  reason="http-error", status=resp.status)
+        finally:
+            if resp is not self._stream:
+                resp.close()
+
+    def _partial(self, resp: Response, start: int, stop: int) -> None:
+        raw = resp.header("Content-Range")
+        parsed = content_range(raw)
+        if parsed is None:
+            raise SourceError(f"the server's Content-Range {raw!r} is malformed", reference=self.name,
+                              reason="bad-range", status=206)
+        first, last, total = parsed
+        if total is None and not self._size_known:
+            raise SourceError("the server does not say the file's size (Content-Range ends with /*), which "
+                              "every length in the file is checked against", reference=self.name,
+                              reason="bad-range", status=206)
+        if total is not None:
+            if not self._size_known:
+                if total >= _MAX_SIZE:
+                    raise SourceError(f"the server claims a file of {total:,} bytes", reference=self.name,
+                                      reason="bad-range", status=206)
+                self.size, self._size_known = total, True
+                self._report.size = total
+            elif total != self.size:
+                raise SourceError(f"the server's Content-Range {raw!r} says the file has {total:,} bytes, but it "
+                                  f"has {self.size:,}" + (" (as the Hub said)" if self.src.kind == "hf" else
+                                                          " (as the first answer said)"),
+                                  reference=self.name, reason="bad-range", status=206)
+        stop = min(stop, self.size)
+        if first != start or last > stop - 1:
+            raise SourceError(f"asked for bytes {start}-{stop - 1}, the server sent {first}-{last} "
+                              f"(Content-Range {raw!r})", reference=self.name, reason="bad-range", status=206)
+        n = last - first + 1
+        length = content_length(resp.header("Content-Length"))
+        if length is not None and length != n:
+            raise SourceError(f"the server's Content-Length {resp.header('Content-Length')!r} disagrees with its "
+                              f"Content-Range {raw!r}", reference=self.name, reason="bad-range", status=206)
+        if start == 0:
+            self.validator = self.validator or validator_of(resp)
+        self._read_body(resp, n, f"bytes {first:,}-{last:,}", exact=True, full=False,
+                        content_type=resp.header("Content-Type"))
+
+    def _full(self, resp: Response, start: int, stop: int) -> None:
+        length = content_length(resp.header("Content-Length"))
+        if start > 0:
+            why = ("the file changed on the server while it was read (If-Range no longer matches)"
+                   if self.validator and self.validator.startswith('"') else
+                   "the server answered a range request with the whole file, after answering the first with a range")
+            raise SourceError(why + ": read it again", reference=self.name, reason="changed", status=200)
+        size = f"{length:,} bytes" if length is not None and length >= 0 else "a size it does not say"
+        if not self.options.allow_full_download:
+            raise SourceError(f"the server ignores range requests: it answered with the whole file ({size}). "
+                              "gguftok reads only the metadata and downloads no whole model file unless asked: "
+                              "pass --allow-full-download (allow_full_download=True) to read it from its start "
+                              "(the read stops where the metadata ends)", reference=self.name,
+                              reason="no-range", status=200)
+        if length is None or length < 0:
+            raise SourceError("the server ignores range requests and does not say the file's size (no "
+                              "Content-Length), which every length in the file is checked against",
+                              reference=self.name, reason="no-range", status=200)
+        if self._size_known and length != self.size:
+            raise SourceError(f"the server's Content-Length {length:,} disagrees with the size {self.size:,}",
+                              reference=self.name, reason="bad-range", status=200)
+        self.size, self._size_known = length, True
+        self._report.size = length
+        self.validator = self.validator or validator_of(resp)
+        self._report.notes.append("the server ignores Range: the full response was read from its start, "
+                                  "as far as the metadata goes (allowed)")
+        self._stream = resp
+        self._read_body(resp, min(stop, length), f"bytes 0-{min(stop, length) - 1:,}", exact=True, full=True,
+                        content_type=resp.header("Content-Type"))
+
+    def _read_body(self, resp: Response, n: int, what: str, *, exact: bool, full: bool,
+                   content_type: str | None = None) -> None:
+        """Receive ``n`` bytes of ``resp`` (never more: the rest of a full response stays unread)."""
+        if self._progress is None:
+            self._progress = Progress(self.options.progress, f"metadata of {self.src.name}", self.name)
+        parts: list[bytes] = []
+        got = 0
+        while got < n:
+            self._remaining()
+            try:
+                chunk = resp.read_some(min(_CHUNK, n - got))
+            except TransportTimeout:
+                raise SourceError(f"the server stopped sending: no data for {self.options.timeout:g} s (the "
+                                  f"per-read timeout) after {got:,} of the {n:,} bytes of {what}; raise --timeout "
+                                  "to wait longer", reference=self.name, reason="timeout") from None
+            except TransportError as e:
+                raise SourceError(f"the connection broke after {got:,} of the {n:,} bytes of {what} ({e}): "
+                                  "try again", reference=self.name, reason="truncated") from None
+            if not chunk:
+                raise SourceError(f"truncated response: it ended after {got:,} of the {n:,} bytes of {what} "
+                                  "(the connection was cut): try again", reference=self.name, reason="truncated")
+            if len(chunk) > n - got:  # a transport that gives more than asked: keep only what was asked
+                chunk = chunk[:n - got]
+            parts.append(chunk)
+            got += len(chunk)
+            self._report.bytes_read += len(chunk)
+            self._progress.update(len(chunk))
+            if not self._got_gguf and self.avail == 0 and sum(map(len, parts)) >= 4:
+                self._check_magic(b"".join(parts), content_type)
+        self._chunks.extend(parts)
+        self._buf = b"".join(self._chunks) if len(self._chunks) > 1 else self._chunks[0]
+        self._chunks = [self._buf]
+        self.avail = len(self._buf)
+
+    def _check_magic(self, head: bytes, content_type: str | None) -> None:
+        if head[:4] == b"GGUF":
+            self._got_gguf = True
+            return
+        sent = f"{content_type} " if content_type else ""
+        hint = ""
+        if head.lstrip()[:1] == b"<" or (content_type or "").startswith("text/"):
+            hint = ("; it looks like a web page: use the file's download link (on the Hub, /resolve/ rather than "
+                    "/blob/, or hf://owner/repo/file.gguf)")
+        raise GGUFError(f"not a GGUF file: the server sent {sent}bytes starting {head[:16]!r}{hint}",
+                        source=self.name, offset=0)
+
+
+def _shown_url(url: str) -> str:
+    """A URL without its query (a CDN's signed URL carries a credential there)."""
+    p = urllib.parse.urlsplit(url)
+    return urllib.parse.urlunsplit((p.scheme, p.netloc, p.path, "", ""))
