@@ -14,8 +14,10 @@ from datetime import timedelta
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_metadata import ALL_TYPES  # at import time: imported inside a hypothesis test, it failed as nested @given
 
 from gguftok import GGUFError, GGUFMetadata, read_metadata
+from gguftok.writer import gguf_bytes
 
 EXAMPLES = int(os.environ.get("GGUFTOK_FUZZ_EXAMPLES", "20"))  # raise it for a longer hunt
 FUZZ = settings(max_examples=EXAMPLES, deadline=timedelta(seconds=5), print_blob=True,
@@ -51,6 +53,17 @@ values = st.one_of(st.binary(min_size=1, max_size=8),
                                     b"\x08\x00\x00\x00", struct.pack("<Q", 2**62), struct.pack("<Q", 1 << 20)]))
 
 
+def mutate(data, blob: bytes, spots: tuple[int, ...]) -> bytearray:
+    """``blob`` with one to three patches of hostile ``values``, mostly at the ``spots`` worth attacking."""
+    mutated = bytearray(blob)
+    for _ in range(data.draw(st.integers(1, 3))):
+        at = data.draw(st.one_of(st.sampled_from(spots).flatmap(lambda s: st.integers(s, s + 3)),
+                                 st.integers(0, len(blob) - 1)))
+        patch = data.draw(values)
+        mutated[at:at + len(patch)] = patch
+    return mutated
+
+
 @FUZZ
 @given(data=st.data())
 def test_truncated_files(each_vocab, data):
@@ -63,20 +76,11 @@ def test_truncated_files(each_vocab, data):
 @given(data=st.data())
 def test_mutated_files(each_vocab, data):
     blob, spots = original(each_vocab)
-    mutated = bytearray(blob)
-    for _ in range(data.draw(st.integers(1, 3))):
-        at = data.draw(st.one_of(st.sampled_from(spots).flatmap(lambda s: st.integers(s, s + 3)),
-                                 st.integers(0, len(blob) - 1)))
-        patch = data.draw(values)
-        mutated[at:at + len(patch)] = patch
-    check(bytes(mutated[:len(blob)]))
+    check(bytes(mutate(data, blob, spots)[:len(blob)]))
 
 
 @functools.lru_cache(maxsize=1)
 def all_types_blob() -> bytes:
-    from test_metadata import ALL_TYPES
-
-    from gguftok.writer import gguf_bytes
     return gguf_bytes(ALL_TYPES)
 
 

@@ -208,19 +208,14 @@ def test_mutated_files_read_in_blocks_as_whole(vocab_path, name):
     parser has the whole file or gets it in small blocks."""
     from hypothesis import given, settings
     from hypothesis import strategies as st
-    from test_metadata_fuzz import original, values
+    from test_metadata_fuzz import mutate, original
 
     blob, spots = original(vocab_path(name))
 
     @settings(max_examples=25, deadline=None)
     @given(st.data())
     def check(data):
-        mutated = bytearray(blob)
-        for _ in range(data.draw(st.integers(1, 3))):
-            at = data.draw(st.one_of(st.sampled_from(spots).flatmap(lambda s: st.integers(s, s + 3)),
-                                     st.integers(0, len(blob) - 1)))
-            patch = data.draw(values)
-            mutated[at:at + len(patch)] = patch
+        mutated = mutate(data, blob, spots)
         cut = data.draw(st.integers(24, len(blob)))
         mutated = bytes(mutated[:cut])
         first = data.draw(st.sampled_from([64, 1000, 4096]))

@@ -597,18 +597,7 @@ class UGMModel:
                 score = base + unknown_score
                 if score > best_score[pos + 1]:
                     best_id[pos + 1], best_from[pos + 1], best_score[pos + 1] = unk, pos, score
-        out: list[int] = []
-        at, prev_unknown = n, False
-        while True:
-            tid = best_id[at]
-            unknown = tid == unk
-            if not (prev_unknown and unknown):
-                out.append(tid)
-            if best_from[at] == 0:
-                break
-            prev_unknown = unknown
-            at = best_from[at]
-        out.reverse()
+        out = _backtrack(best_id, best_from, n, unk)
         return out, best_score[n]
 
     def _viterbi(self, norm: bytes, extreme: bool = False):
@@ -644,22 +633,33 @@ class UGMModel:
                 if score > best_score[pos + cl]:
                     best_id[pos + cl], best_from[pos + cl], best_score[pos + cl] = unk, pos, score
             pos += cl
-        out: list[int] = []
-        at, prev_unknown = n, False
-        while True:
-            tid = best_id[at]
-            unknown = tid == unk
-            if not (prev_unknown and unknown):
-                out.append(tid)
-            if best_from[at] == 0:
-                break
-            prev_unknown = unknown
-            at = best_from[at]
-        out.reverse()
+        out = _backtrack(best_id, best_from, n, unk)
         if extreme:
             reached = [x for x in best_score if x != _NEG]
             return out, best_score[n], max(-min(reached), max(reached))
         return out, best_score[n]
+
+
+def _backtrack(best_id: list[int], best_from: list[int], n: int, unk: int) -> list[int]:
+    """The ids of the best path that ends at ``n``, first to last, with each run of unknowns as one ``unk``
+    (llama.cpp's backtrack of its Viterbi table).
+
+    >>> _backtrack([0, 7, 0, 0], [0, 0, 1, 2], 3, 0)   # 7, then two unknowns merged
+    [7, 0]
+    """
+    out: list[int] = []
+    at, prev_unknown = n, False
+    while True:
+        tid = best_id[at]
+        unknown = tid == unk
+        if not (prev_unknown and unknown):
+            out.append(tid)
+        if best_from[at] == 0:
+            break
+        prev_unknown = unknown
+        at = best_from[at]
+    out.reverse()
+    return out
 
 
 def _extend(ids: list[int], more: Sequence[int], unk: int) -> None:
