@@ -25,7 +25,7 @@
 #
 # - see your own text cut into tokens by several real vocabularies, side by side;
 # - say what you need to know before you start, and what you will build in each notebook;
-# - write an exercise in your own package `mytok/` and run its check;
+# - say where each exercise is written (your own package `mytok/`) and what its check tells you;
 # - check that this machine has everything the workbook needs.
 
 # %% [markdown]
