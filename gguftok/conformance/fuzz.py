@@ -4,6 +4,8 @@
     python -m gguftok.conformance.fuzz --vocab gpt-2 --pre tekken      # a real vocabulary, relabelled
     python -m gguftok.conformance.fuzz --vocab all-bpe --seconds 600
     python -m gguftok.conformance.fuzz --vocab qwen2 --pre all --long 0.5   # long texts: the bulk paths
+    python -m gguftok.conformance.fuzz --vocab rwkv -n 20000           # a synthetic vocabulary in data/synthetic/
+    python -m gguftok.conformance.fuzz --vocab path/to/model.gguf      # any GGUF file on disk
 
 Each input is encoded under the four ``(add_special, parse_special)`` combinations, and a random id
 sequence is decoded under the four ``(remove_special, unparse_special)`` ones. Where llama.cpp crashes,
@@ -133,10 +135,30 @@ class Fuzzer:
                 break
 
 
+SYNTHETIC = Path(__file__).resolve().parents[2] / "data" / "synthetic"
+
+
+def vocab_path(name: str) -> Path:
+    """The file a ``--vocab`` names: a pinned vocabulary (``qwen2``), one of the synthetic vocabularies of
+    ``data/synthetic/`` (``rwkv``, ``plamo2``: llama.cpp ships none of these families), or a path to a GGUF.
+
+    >>> vocab_path("rwkv").name, vocab_path("qwen2").name
+    ('rwkv.gguf', 'ggml-vocab-qwen2.gguf')
+    """
+    if name.endswith(".gguf") or "/" in name:
+        return Path(name)
+    if (SYNTHETIC / f"{name}.gguf").is_file():
+        return SYNTHETIC / f"{name}.gguf"
+    return vocab_dir() / f"ggml-vocab-{name}.gguf"
+
+
 def fuzz_vocab(name: str, n: int, seconds: float, seed: int, pre: str | None = None,
                log: Callable[[str], None] = lambda m: print(m, flush=True), long: float = 0.01) -> Report:
-    path = vocab_dir() / f"ggml-vocab-{name}.gguf"
+    path = vocab_path(name)
+    if not path.is_file():
+        raise SystemExit(f"fuzz: no vocabulary {name!r}: {path} is not a file (make vocab fetches the pinned ones)")
     md = read_metadata(path)
+    name = path.stem.removeprefix("ggml-vocab-") if name.endswith(".gguf") or "/" in name else name
     label = name if pre is None else f"{name}+pre={pre}"
     with tempfile.TemporaryDirectory() as tmp:
         ref_path = path
@@ -162,7 +184,8 @@ def pre_strings() -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gguftok.conformance.fuzz", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--vocab", default="qwen2", help="a pinned vocabulary name, or all-bpe")
+    parser.add_argument("--vocab", default="qwen2",
+                        help="a pinned vocabulary name, all-bpe, a synthetic one (rwkv, plamo2) or a GGUF path")
     parser.add_argument("--pre", default=None,
                         help="relabel the vocabulary with this tokenizer.ggml.pre (all: each of the 91 in turn; "
                              "from:NAME: from that one on)")
