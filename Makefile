@@ -69,11 +69,12 @@ test-oracle: setup oracle
 	$(PY) -m pytest -m oracle tests/test_oracle_live.py tests/test_chat.py
 
 # Benchmarks, with their peers (Hugging Face tokenizers, tiktoken; llama.cpp when the oracle exists).
+# Every vocabulary of every family, cold and warm, and the growth on hostile texts (about 40 minutes on 2 cores);
 # make bench BENCH_ARGS="--readme" also rewrites the table in README.md.
 BENCH_ARGS ?=
 bench: setup
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
-	$(PY) bench/bench_peers.py --all-bpe --scale $(BENCH_ARGS)
+	$(PY) bench/bench_peers.py --vocab qwen2 --all --growth --scale $(BENCH_ARGS)
 	$(PY) bench/bench_metadata.py --all --no-reader
 	$(PY) bench/bench_views.py
 
