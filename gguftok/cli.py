@@ -8,6 +8,7 @@
     gguftok chat model.gguf --messages '[{"role": "user", "content": "Hi"}]'
     gguftok conformance                                      # llama.cpp's own cases on every vocabulary
     gguftok fetch                                            # the pinned reference vocabularies
+    gguftok cache [list | clear]                             # the kept metadata of remote models
 
 A model is any reference :func:`gguftok.sources.open_source` takes: a path (or the first shard of a split
 model), an ``https://`` URL, ``hf://owner/repo/file.gguf[@revision]`` or ``ollama:model[:tag]``; only its
@@ -464,6 +465,29 @@ def cmd_chat(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_cache(args: argparse.Namespace) -> int:
+    """``gguftok cache list`` (the default) and ``gguftok cache clear``: gguftok's cache of remote metadata."""
+    from .sources.cache import MetadataCache
+
+    cache = MetadataCache()
+    if args.action == "clear":
+        files, freed = cache.clear()
+        print(f"removed {files} file{'s' if files != 1 else ''} ({freed:,} bytes) from {cache.root}")
+        return 0
+    kept = cache.entries()
+    if args.json:
+        print(json.dumps({"root": str(cache.root), "files": [
+            {"blob": e.blob, "path": str(e.path), "bytes": e.length, "size": e.size, "location": e.location,
+             "stored": e.stored, "references": e.references, "keys": e.keys} for e in kept]}, indent=1))
+        return 0
+    total = sum(e.length for e in kept)
+    print(f"{cache.root}: {len(kept)} kept file start{'s' if len(kept) != 1 else ''}, {total:,} bytes")
+    for e in kept:
+        names = ", ".join(e.references) or e.location or e.blob
+        print(f"  {e.stored or '?':20s} {e.length:>13,} of {e.size:>16,} bytes  {one_line(names)}")
+    return 0
+
+
 def cmd_fetch(args: argparse.Namespace) -> int:
     from .data import fetch
 
@@ -609,6 +633,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="read at most this much JSON from --messages-file or standard input (default 16M)")
     add_source_options(p)
     p.set_defaults(func=cmd_chat)
+
+    p = sub.add_parser("cache", help="list or clear gguftok's cache of remote metadata",
+                       description="The start of each remote model read (its metadata) is kept on disk, so a "
+                       "second load is local: list shows what is kept (when, how many bytes of how large a file, "
+                       "asked for as what), clear removes it all. Where: $GGUFTOK_METADATA_CACHE, else metadata/ "
+                       "in gguftok's cache folder.")
+    p.add_argument("action", nargs="?", choices=("list", "clear"), default="list")
+    p.add_argument("--json", action="store_true", help="machine-readable output (list)")
+    p.set_defaults(func=cmd_cache)
 
     p = sub.add_parser("conformance", help="llama.cpp's own test cases on every vocabulary",
                        description="Runs llama.cpp's .inp/.out cases for every ggml-vocab-*.gguf in the folder; "

@@ -16,13 +16,17 @@ tensor infos, and a sparse tensor section (holes: no disk space).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
+import socket
+import ssl
 import struct
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -38,7 +42,8 @@ class Fault:
     """What goes wrong on a path: ``status`` (answer that instead, with ``headers``), ``truncate`` (close after
     that many body bytes), ``stall`` (seconds before the body), ``trickle`` (seconds between bytes),
     ``wrong_total`` (a Content-Range total off by this), ``wrong_start`` (Content-Range starting this many bytes
-    late), ``gzip`` (say Content-Encoding: gzip), ``no_ranges`` (answer 200 with the whole file)."""
+    late), ``gzip`` (say Content-Encoding: gzip), ``no_ranges`` (answer 200 with the whole file), ``close`` /
+    ``drop`` (end the connection after each answer, saying so or not), ``hangup`` (close without answering)."""
 
     status: int | None = None
     headers: dict[str, str] = field(default_factory=dict)
@@ -49,6 +54,9 @@ class Fault:
     wrong_start: int = 0
     gzip: bool = False
     no_ranges: bool = False
+    close: bool = False  # say Connection: close and close after each answer
+    drop: bool = False  # close after each answer without saying so (as a server timing out an idle connection)
+    hangup: bool = False  # read the request, then close without answering
     after: int = 0  # the fault applies from this request on (0: the first)
 
 
@@ -67,19 +75,35 @@ class Served:
 class Loopback:
     """One server; ``with Loopback() as srv: srv.serve("/m.gguf", path); srv.url("/m.gguf")``."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: tuple[Path, Path] | None = None) -> None:
+        """``tls``: a certificate and its key, to serve https instead of http."""
         self.files: dict[str, Served] = {}
         self.faults: dict[str, Fault] = {}
         self.sent: Counter[str] = Counter()
         self.requests: Counter[str] = Counter()
         self.log: list[tuple[str, str, dict[str, str]]] = []  # (method, path, headers with lower-case names)
+        self.conn_of: list[int] = []  # the connection each request of log came on (1, 2, ... in accept order)
+        self.connections = 0  # connections accepted
+        # a simulated link (bench/bench_sources.py --rtt): each answer waits one round trip, each new connection
+        # `handshake` more (TCP, then TLS 1.2)
+        self.latency = 0.0
+        self.handshake = 3
         self.hook = None  # (handler, method, path) -> bool: a route of its own (the Hub stand-in)
         self.stop = threading.Event()
         self.lock = threading.Lock()
         loop = self
 
         class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+            protocol_version = "HTTP/1.1"  # keep-alive unless an answer says Connection: close
+            timeout = 60  # an idle kept connection ends after this (seconds)
+
+            def setup(self) -> None:
+                super().setup()
+                with loop.lock:
+                    loop.connections += 1
+                    self.conn_id = loop.connections
+                if loop.latency:
+                    time.sleep(loop.handshake * loop.latency)
 
             def log_message(self, *args: object) -> None:
                 pass
@@ -92,6 +116,12 @@ class Loopback:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
+        self.scheme = "http"
+        if tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
+            self.scheme = "https"
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
@@ -111,7 +141,7 @@ class Loopback:
 
     @property
     def origin(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{self.scheme}://{'127.0.0.1' if self.scheme == 'http' else 'localhost'}:{self.port}"
 
     def url(self, path: str) -> str:
         return self.origin + path
@@ -134,9 +164,15 @@ class Loopback:
             self.sent.clear()
             self.requests.clear()
             self.log.clear()
+            self.conn_of.clear()
 
     def bytes_sent(self, path: str | None = None) -> int:
         return sum(self.sent.values()) if path is None else self.sent[path]
+
+    def connections_of(self, path: str) -> list[int]:
+        """The connection of each request for ``path``, in order: ``[3, 3, 3]`` is three requests on one."""
+        with self.lock:
+            return [c for (_, p, _), c in zip(self.log, self.conn_of, strict=True) if urlsplit(p).path == path]
 
     # ------------------------------------------------------------------------ answering
 
@@ -145,16 +181,23 @@ class Loopback:
         path = unquote(parts.path)
         with self.lock:
             self.log.append((method, h.path, {k.lower(): v for k, v in h.headers.items()}))
+            self.conn_of.append(h.conn_id)
             n = self.requests[path]
             self.requests[path] += 1
+        if self.latency:
+            time.sleep(self.latency)
         try:
             if self.hook is not None and self.hook(h, method, path):
                 return
             fault = self.faults.get(path)
             if fault is not None and n < fault.after:
                 fault = None
+            if fault is not None and fault.hangup:
+                h.close_connection = True
+                return
             if fault is not None and fault.status is not None:
-                self.respond(h, fault.status, {"Content-Length": "0", **fault.headers})
+                self.respond(h, fault.status, {"Content-Length": "0", **fault.headers}, close=fault.close,
+                             drop=fault.drop)
                 return
             served = self.files.get(path)
             if served is None:
@@ -164,13 +207,17 @@ class Loopback:
         except (BrokenPipeError, ConnectionResetError):
             pass
 
-    def respond(self, h: BaseHTTPRequestHandler, status: int, headers: dict[str, str]) -> None:
+    def respond(self, h: BaseHTTPRequestHandler, status: int, headers: dict[str, str], *, close: bool = False,
+                drop: bool = False) -> None:
+        """The status line and headers; the connection stays open for the next request unless ``close`` (say
+        so) or ``drop`` (close it after this answer without saying so)."""
         h.send_response(status)
         for k, v in headers.items():
             h.send_header(k, v)
-        h.send_header("Connection", "close")
+        if close:
+            h.send_header("Connection", "close")
         h.end_headers()
-        h.close_connection = True
+        h.close_connection = close or drop
 
     def send_file(self, h: BaseHTTPRequestHandler, method: str, path: str, served: Served, fault: Fault,
                   extra: dict[str, str] | None = None) -> None:
@@ -187,7 +234,8 @@ class Loopback:
             first = int(m.group(1))
             last = min(int(m.group(2)) if m.group(2) else size - 1, size - 1)
             if first >= size:
-                self.respond(h, 416, {"Content-Range": f"bytes */{size}", "Content-Length": "0"})
+                self.respond(h, 416, {"Content-Range": f"bytes */{size}", "Content-Length": "0"}, close=fault.close,
+                             drop=fault.drop)
                 return
             shown_first = first + fault.wrong_start
             headers["Content-Range"] = f"bytes {shown_first}-{last}/{size + fault.wrong_total}"
@@ -196,7 +244,8 @@ class Loopback:
         else:
             first, last, status = 0, size - 1, 200
             headers["Content-Length"] = str(size)
-        self.respond(h, status, headers)
+        # a body cut short ends its connection (as a real one would: nothing after it could be told apart)
+        self.respond(h, status, headers, close=fault.close or fault.truncate is not None, drop=fault.drop)
         if method == "HEAD":
             return
         if fault.stall and self.stop.wait(fault.stall):
@@ -355,3 +404,25 @@ def sparse_model(dst: Path, vocab: Path, size: int, n_tensors: int = 2000) -> in
         f.truncate(size)
     os.utime(dst)
     return md.kv_end
+
+
+# ---------------------------------------------------------------------------------------------- no network
+
+
+@contextlib.contextmanager
+def silent_resolver(monkeypatch, host: str = "slow.example") -> Iterator[None]:
+    """The name lookup of ``host`` never answers (a machine whose resolver is unreachable); others work."""
+    release = threading.Event()
+    real = socket.getaddrinfo
+
+    def getaddrinfo(name, *args, **kwargs):
+        if name == host:
+            release.wait(30)
+            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    try:
+        yield
+    finally:
+        release.set()

@@ -125,3 +125,38 @@ def test_chat_documents_and_variables(vocab_path):
             "--template", "{{ messages[0].content }}{{ x }}", "--no-bos")
     assert r.returncode == 0 and json.loads(r.stdout) == Tokenizer.from_gguf(qwen2).encode(
         "Where is it?[1, 2]", add_special=False)
+
+
+def test_cache_lists_and_clears_the_kept_metadata(loopback, metadata_cache, vocab_path):
+    """``gguftok cache``: what remote loads kept (the bytes up to each file's key/value end), then nothing."""
+    import os
+
+    from gguftok import read_metadata
+
+    env = {**os.environ, "GGUFTOK_METADATA_CACHE": str(metadata_cache)}
+
+    def cache(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "gguftok", "cache", *args], capture_output=True, text=True,
+                              cwd=REPO, timeout=120, env=env)
+
+    assert cache().stdout == f"{metadata_cache}: 0 kept file starts, 0 bytes\n"
+    urls = {name: loopback.serve(f"/cli-cache/{name}.gguf", vocab_path(name)) for name in ("qwen2", "gpt-2")}
+    for url in urls.values():
+        assert read_metadata(url).origin.cache == "stored"
+    local = {name: (read_metadata(vocab_path(name)).kv_end, vocab_path(name).stat().st_size) for name in urls}
+    listed = json.loads(cache("list", "--json").stdout)
+    assert listed["root"] == str(metadata_cache)
+    assert sorted((f["references"], f["bytes"], f["size"]) for f in listed["files"]) == sorted(
+        ([urls[name]], *local[name]) for name in urls)
+    r = cache()
+    assert r.returncode == 0 and r.stdout.startswith(f"{metadata_cache}: 2 kept file starts, "
+                                                     f"{sum(kv for kv, _ in local.values()):,} bytes\n")
+    assert all(urls[name] in r.stdout and f"{local[name][0]:,} of" in r.stdout for name in urls)
+    (metadata_cache / "mine.txt").write_text("not the cache's")  # $GGUFTOK_METADATA_CACHE may be any folder
+    records = len(list((metadata_cache / "index").iterdir()))
+    freed = sum(p.stat().st_size for d in ("index", "blobs") for p in (metadata_cache / d).iterdir())
+    r = cache("clear")
+    assert r.stdout == f"removed {records + 2} files ({freed:,} bytes) from {metadata_cache}\n"
+    assert sorted(p.name for p in metadata_cache.iterdir()) == ["mine.txt"]
+    assert cache().stdout == f"{metadata_cache}: 0 kept file starts, 0 bytes\n"
+    assert read_metadata(urls["qwen2"]).origin.cache == "stored"  # read from the server again

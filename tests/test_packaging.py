@@ -74,3 +74,29 @@ def test_core_does_not_import_the_workbook_packages():
     pattern = re.compile(r"^\s*(import|from)\s+(ipywidgets|matplotlib|IPython|jupyter\w*)\b", re.M)
     offenders = [str(p.relative_to(REPO)) for p in core if pattern.search(p.read_text())]
     assert offenders == []
+
+
+def test_the_source_layer_is_exported():
+    """What a user of remote files needs comes from ``gguftok`` itself, and importing it loads no HTTP client."""
+    import subprocess
+
+    import gguftok
+    import gguftok.errors
+    import gguftok.sources
+
+    assert all(hasattr(gguftok, name) for name in gguftok.__all__)
+    assert gguftok.open_source is gguftok.sources.open_source and gguftok.Source is gguftok.sources.Source
+    assert gguftok.ReadReport is gguftok.sources.ReadReport and gguftok.SourceError is gguftok.errors.SourceError
+    assert {"open_source", "SourceError", "Source", "ReadReport"} <= set(gguftok.__all__)
+    src = gguftok.open_source(str(REPO / "data" / "synthetic" / "tiny-9.gguf"), timeout=5)
+    assert isinstance(src, gguftok.Source) and isinstance(gguftok.read_metadata(src).origin, gguftok.ReadReport)
+    try:
+        gguftok.read_metadata("hf://owner/model.gguf")
+    except OSError as e:  # a SourceError is caught as an OSError too
+        assert isinstance(e, gguftok.SourceError) and e.reason == "bad-reference"
+    else:
+        raise AssertionError("hf://owner/model.gguf names no file")
+    probe = ("import sys, gguftok; print(sorted(m for m in ('huggingface_hub', 'tqdm', 'urllib.request', "
+             "'http.client', 'ssl') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

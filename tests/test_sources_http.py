@@ -14,7 +14,7 @@ import time
 import pytest
 from conftest import REPO
 from gguf_reference import ours_digests
-from loopback import Loopback
+from loopback import Loopback, silent_resolver
 
 from gguftok import GGUFError, Tokenizer, read_metadata
 from gguftok.conformance.cases import run_cases
@@ -281,3 +281,88 @@ def test_encode_batch_workers_read_the_kept_copy(loopback, metadata_cache, vocab
     assert loopback.requests["/batch/gpt2.gguf"] == n
     uncached = Tokenizer.from_gguf(open_source(url, cache=False))
     assert uncached.source_path is None and uncached.encode_batch(texts, workers=2) == tok.encode_batch(texts)
+
+
+# ------------------------------------------------------------------------------------------ one connection
+
+
+def test_one_connection_serves_every_block_of_a_load(sparse_models, loopback, metadata_cache):
+    path, kv_end = sparse_models[8 << 30]
+    url = loopback.serve("/keep/qwen2-8g.gguf", path)
+    before = loopback.connections
+    md = read_metadata(url)
+    conns = loopback.connections_of("/keep/qwen2-8g.gguf")
+    assert md.kv_end == kv_end and len(conns) == md.origin.requests == 5  # 256 KiB + ... + 4 MiB > 5.9 MB
+    assert len(set(conns)) == 1 and loopback.connections == before + 1
+    again = read_metadata(url).origin  # the HEAD that checks the cached copy: a connection of its own read
+    assert again.cache == "hit" and loopback.connections == before + 2
+
+
+def test_a_server_that_closes_between_blocks(loopback, metadata_cache, vocab_path):
+    """Saying so (Connection: close) or not (an idle time-out): each block on a new connection, same bytes."""
+    local = read_metadata(vocab_path("qwen2"))
+    for how in ("close", "drop"):
+        where = f"/keep/{how}.gguf"
+        loopback.serve(where, vocab_path("qwen2"))
+        loopback.fault(where, **{how: True})
+        md = read_metadata(open_source(loopback.url(where), cache=False))
+        assert ours_digests(md) == ours_digests(local)
+        conns = loopback.connections_of(where)
+        assert len(conns) == md.origin.requests == 5 and len(set(conns)) == 5, (how, conns)
+
+
+def test_a_dropped_connection_is_tried_again_once(loopback, metadata_cache, vocab_path):
+    where = "/keep/hangup.gguf"  # from the second request on, the server reads the request and hangs up
+    loopback.serve(where, vocab_path("qwen2"))
+    loopback.fault(where, hangup=True, after=1)
+    fails(loopback.url(where), "unreachable", "cannot connect to 127.0.0.1: Remote end closed connection")
+    conns = loopback.connections_of(where)
+    assert len(conns) == 3 and conns[0] == conns[1] != conns[2]  # the kept one, then one new one, no more
+
+
+def test_behind_a_proxy_urllib_reads_as_before(loopback, metadata_cache, vocab_path, monkeypatch):
+    """``http_proxy`` names the loopback server itself, which answers a proxy's absolute request lines too."""
+    where = "/keep/proxied.gguf"
+    url = loopback.serve(where, vocab_path("gpt-2"))
+    monkeypatch.setenv("http_proxy", loopback.origin)
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    md = read_metadata(open_source(url, cache=False))
+    assert md["tokenizer.ggml.model"] == "gpt2"
+    lines = [p for _, p, _ in loopback.log if p.endswith(where)]
+    assert lines and all(p == url for p in lines)  # the absolute URL: the request went through the proxy
+
+
+
+def test_a_name_lookup_that_never_answers_is_a_timeout(metadata_cache, monkeypatch):
+    t = time.monotonic()
+    with silent_resolver(monkeypatch):
+        fails("https://slow.example/m.gguf", "timeout", "no answer from slow.example within 0.5 s", timeout=0.5)
+    assert time.monotonic() - t < 3
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory):
+    """A self-signed certificate for localhost, and its key."""
+    import shutil
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl (the command) makes the certificate of the https server")
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "2", "-subj", "/CN=localhost", "-addext",
+                    "subjectAltName=DNS:localhost,IP:127.0.0.1"], check=True, capture_output=True)
+    return cert, key
+
+
+def test_https_checks_the_certificate_and_keeps_one_connection(certificate, metadata_cache, vocab_path, monkeypatch):
+    with Loopback(tls=certificate) as srv:
+        url = srv.serve("/tls/qwen2.gguf", vocab_path("qwen2"))
+        assert url.startswith("https://localhost:")
+        fails(url, "unreachable", "CERTIFICATE_VERIFY_FAILED")  # not signed by an authority this machine trusts
+        monkeypatch.setenv("SSL_CERT_FILE", str(certificate[0]))  # now it is
+        md = read_metadata(open_source(url, cache=False))
+        assert ours_digests(md) == ours_digests(read_metadata(vocab_path("qwen2")))
+        conns = srv.connections_of("/tls/qwen2.gguf")
+        assert len(conns) == md.origin.requests == 5 and len(set(conns)) == 1

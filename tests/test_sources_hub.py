@@ -12,7 +12,7 @@ import sys
 import pytest
 from conftest import REPO
 from gguf_reference import ours_digests
-from loopback import HubStandIn, Loopback
+from loopback import HubStandIn, Loopback, silent_resolver
 
 from gguftok import Tokenizer, read_metadata
 from gguftok.errors import SourceError
@@ -91,6 +91,17 @@ def test_the_tokenizer_of_an_8_gb_model_on_the_hub(endpoint, hub, sparse_models)
     assert kv_end <= origin.bytes_read == hub.cdn.bytes_sent() <= kv_end + BLOCK
     assert [m for m, _, _ in hub.hub.log] == ["HEAD"]  # one HEAD at the Hub; the bytes from the CDN
     assert origin.requests == 1 + len(hub.cdn.log)
+    assert len(hub.cdn.log) == 5 and len(set(hub.cdn.conn_of)) == 1  # all the blocks on one connection
+
+
+def test_the_cache_lists_a_hub_file_as_its_reference(endpoint, hub, metadata_cache):
+    from gguftok.sources.cache import MetadataCache
+
+    md = read_metadata("hf://me/tagged@v1.0/dir/m.gguf")
+    (kept,) = MetadataCache().entries()
+    assert kept.references == [f"hf://me/tagged/dir/m.gguf@v1.0 ({endpoint})"]
+    assert kept.length == md.kv_end and kept.size == md.origin.size and "?" not in kept.location
+    assert f"etag:{hub.digest(hub.repos['me/tagged'].files['dir/m.gguf'])}" in kept.keys
 
 
 def test_a_second_load_asks_the_hub_only_for_the_head(endpoint, hub):
@@ -193,3 +204,14 @@ def test_cli_info_and_tokenize_from_the_hub(endpoint, metadata_cache, toks):
     assert r.returncode == 1 and r.stderr.decode().count("\n") == 1 and b"hf auth login" in r.stderr
     r = run("chat", ref, "--messages", '[{"role": "user", "content": "Hi"}]', "--ids", "--offline", env=env)
     assert r.returncode == 0 and json.loads(r.stdout) == toks("qwen2").encode_chat([{"role": "user", "content": "Hi"}])
+
+
+
+def test_a_hub_whose_name_never_resolves_is_a_timeout(metadata_cache, monkeypatch):
+    import time
+
+    monkeypatch.setenv("HF_ENDPOINT", "https://slow.example")
+    t = time.monotonic()
+    with silent_resolver(monkeypatch):
+        fails("hf://me/m/m.gguf", "timeout", "no answer from https://slow.example within 0.5 s", timeout=0.5)
+    assert time.monotonic() - t < 3

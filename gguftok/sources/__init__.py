@@ -13,7 +13,9 @@ gguftok reads only those bytes. :func:`open_source` turns a reference into a :cl
 ``ollama:model[:tag]``                      a model in Ollama's store (:mod:`~gguftok.sources.ollama`)
 ==========================================  ===============================================================
 
-Remote metadata is kept on disk by content (:mod:`~gguftok.sources.cache`), so a second load is local.
+Remote metadata is kept on disk by content (:mod:`~gguftok.sources.cache`), so a second load is local
+(``gguftok cache`` lists it, ``gguftok cache clear`` removes it). :func:`open_source`, :class:`Source`,
+:class:`ReadReport` and :class:`~gguftok.errors.SourceError` are exported by ``gguftok`` itself.
 
 >>> from gguftok import read_metadata
 >>> src = open_source("data/synthetic/tiny-9.gguf")

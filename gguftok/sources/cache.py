@@ -37,7 +37,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CacheEntry", "MetadataCache", "default_root"]
+__all__ = ["CacheEntry", "KeptFile", "MetadataCache", "default_root"]
 
 _MAX_INDEX_BYTES = 64 << 10  # an index record is a few hundred bytes; a bigger one is not ours
 _MAX_BLOB_BYTES = 1 << 30  # the metadata of the largest vocabularies is tens of MB
@@ -68,6 +68,45 @@ class CacheEntry:
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+@dataclass
+class KeptFile:
+    """One kept file start, as :meth:`MetadataCache.entries` lists it: its ``blob`` (sha256) and ``path``,
+    ``length`` (the bytes kept), the remote file's ``size``, the ``location`` it was read from (a URL, its
+    query cut off: a CDN's signed URL carries a credential there), when it was ``stored`` (the latest record's
+    time, UTC) and the ``keys`` that name it."""
+
+    blob: str
+    path: Path
+    length: int
+    size: int
+    location: str
+    stored: str
+    keys: list[str]
+
+    @property
+    def references(self) -> list[str]:
+        """What the keys say the file was asked for as: ``hf://repo/file@revision`` or a URL.
+
+        >>> KeptFile("0" * 64, Path("b"), 1, 2, "", "", ["ref:https://hub model me/m main a.gguf",
+        ...          "ref:https://x/m.gguf", "etag:abc"]).references
+        ['hf://me/m/a.gguf@main (https://hub)', 'https://x/m.gguf']
+        """
+        out = []
+        for key in self.keys:
+            if not key.startswith("ref:"):
+                continue
+            parts = key[4:].split(" ", 4)
+            if len(parts) == 5 and parts[1] in ("model", "dataset", "space"):  # the Hub's: endpoint, repository
+                # type, repository, revision, path (which alone may hold a space)
+                endpoint, kind, repo, revision, path = parts
+                prefix = "" if kind == "model" else f"{kind}s/"
+                where = "" if endpoint == "https://huggingface.co" else f" ({endpoint})"
+                out.append(f"hf://{prefix}{repo}/{path}@{revision}{where}")
+            else:
+                out.append(key[4:])
+        return sorted(set(out))
 
 
 class MetadataCache:
@@ -128,6 +167,63 @@ class MetadataCache:
                    "validator": validator, "stored": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
             self._write(self.root / "index" / f"{_digest(key)}.json", json.dumps(rec, indent=1).encode())
         return CacheEntry(keys[0] if keys else "", path, data, size, location, validator)
+
+    def entries(self) -> list[KeptFile]:
+        """Every kept file start whose blob is there, the newest first (what ``gguftok cache list`` shows).
+
+        >>> import tempfile
+        >>> cache = MetadataCache(tempfile.mkdtemp())
+        >>> _ = cache.put(["ref:https://x/m.gguf", 'url:https://x/m.gguf "v"'], b"GGUF", size=99,
+        ...               location="https://x/m.gguf?sig=secret", validator='"v"')
+        >>> [(e.length, e.size, e.location, e.references) for e in cache.entries()]
+        [(4, 99, 'https://x/m.gguf', ['https://x/m.gguf'])]
+        """
+        by_blob: dict[str, KeptFile] = {}
+        for index in sorted((self.root / "index").glob("*.json")):
+            try:
+                with open(index, "rb") as f:
+                    raw = f.read(_MAX_INDEX_BYTES + 1)
+                rec = json.loads(raw) if len(raw) <= _MAX_INDEX_BYTES else None
+                blob, key = rec["blob"], rec["key"]
+                if not (isinstance(blob, str) and isinstance(key, str) and len(blob) == 64
+                        and all(c in "0123456789abcdef" for c in blob)):
+                    continue
+                path = self.root / "blobs" / f"{blob}.gguf"
+                length = path.stat().st_size
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+            stored = rec.get("stored") if isinstance(rec.get("stored"), str) else ""
+            size = rec.get("size") if isinstance(rec.get("size"), int) else 0
+            location = rec.get("location") if isinstance(rec.get("location"), str) else ""
+            kept = by_blob.get(blob)
+            if kept is None:
+                kept = by_blob[blob] = KeptFile(blob, path, length, size, location.split("?", 1)[0], stored, [])
+            kept.keys.append(key)
+            kept.stored = max(kept.stored, stored)
+        return sorted(by_blob.values(), key=lambda e: (e.stored, e.blob), reverse=True)
+
+    def clear(self) -> tuple[int, int]:
+        """Remove every kept file start and its records; ``(files removed, bytes freed)``.
+
+        Only the cache's own files are removed (``blobs/*.gguf``, ``index/*.json`` and unfinished ``.part-*``
+        writes), never anything else under ``root``, which ``$GGUFTOK_METADATA_CACHE`` may point anywhere.
+        """
+        files = freed = 0
+        for folder, pattern in (("index", "*.json"), ("blobs", "*.gguf"), ("index", ".part-*"), ("blobs", ".part-*")):
+            for path in (self.root / folder).glob(pattern):
+                try:
+                    if not path.is_file() or path.is_symlink():
+                        continue
+                    size = path.stat().st_size
+                    path.unlink()
+                except OSError:
+                    continue
+                files += 1
+                freed += size
+        for folder in ("index", "blobs"):
+            with contextlib.suppress(OSError):
+                (self.root / folder).rmdir()  # only if nothing else is in it
+        return files, freed
 
     @staticmethod
     def _write(path: Path, data: bytes) -> None:

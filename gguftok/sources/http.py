@@ -6,7 +6,9 @@
 
 The first request asks for ``bytes=0-262143`` and learns the file's size from ``Content-Range``; each next
 one asks for a block twice as large (up to 4 MiB) from where the last ended, as far as the parser needs,
-so a parse reads at most one block past the end of the key/value section, whatever the file's size.
+so a parse reads at most one block past the end of the key/value section, whatever the file's size. All the
+requests of a read go over one kept-alive connection (:class:`KeepAliveTransport`), so a block costs one round
+trip, not a new TCP and TLS handshake each.
 
 Everything the server says is checked before it is used or allocated: ``Content-Range`` must give exactly the
 bytes asked for and the size already known; ``Content-Length`` must agree with it; a body that ends early
@@ -28,6 +30,9 @@ import contextlib
 import http.client
 import ipaddress
 import re
+import socket
+import ssl
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -39,7 +44,8 @@ from ..errors import GGUFError, SourceError
 from .base import Options, Progress, Reader, ReadReport, Source
 from .cache import CacheEntry, MetadataCache
 
-__all__ = ["HttpSource", "RangeReader", "TransportError", "TransportTimeout", "UrllibTransport"]
+__all__ = ["HttpSource", "KeepAliveTransport", "RangeReader", "TransportError", "TransportTimeout", "UrllibTransport",
+           "lookup"]
 
 MAX_REDIRECTS = 10
 _CHUNK = 64 << 10
@@ -104,7 +110,8 @@ class _UrllibResponse(Response):
 
 class UrllibTransport:
     """HTTP(S) with the standard library (``urllib``: proxies from the environment, the system's CA store);
-    redirects are returned, not followed."""
+    redirects are returned, not followed. One connection per request (urllib says ``Connection: close``):
+    :class:`KeepAliveTransport` uses it only behind a proxy."""
 
     def __init__(self) -> None:
         self.opener = urllib.request.build_opener(_NoRedirect)
@@ -124,6 +131,225 @@ class UrllibTransport:
         except (OSError, http.client.HTTPException, ValueError) as e:
             raise TransportError(str(e) or type(e).__name__) from None
         return _UrllibResponse(raw)
+
+    def close(self) -> None:
+        pass
+
+
+# What a connection the server closed while it sat idle raises on the next request: the request is sent again,
+# once, on a new connection (GET and HEAD are idempotent). A new connection that fails is not retried.
+_DROPPED = (ConnectionError, http.client.BadStatusLine, ssl.SSLEOFError, ssl.SSLZeroReturnError)
+_DRAIN = 64 << 10  # the most bytes of an unread body (an error page) read to keep its connection
+
+
+class _PooledResponse(Response):
+    """A response on a kept connection: closed, it gives the connection back if its body was read to the end
+    (or drained, when short), else the connection is closed (the rest of a 200 with the whole file stays unread)."""
+
+    def __init__(self, transport: KeepAliveTransport, key: tuple[Any, ...], conn: http.client.HTTPConnection,
+                 raw: http.client.HTTPResponse) -> None:
+        self.transport, self.key, self.conn, self.raw = transport, key, conn, raw
+        self.status = raw.status
+        self._failed = False  # a read failed (a stall, a cut): nothing more is read from this connection
+
+    def header(self, name: str) -> str | None:
+        return self.raw.getheader(name)
+
+    def read_some(self, n: int) -> bytes:
+        try:
+            return self.raw.read1(n)
+        except TimeoutError as e:
+            self._failed = True
+            raise TransportTimeout(str(e) or "timed out") from None
+        except (OSError, http.client.HTTPException, ValueError) as e:
+            self._failed = True
+            raise TransportError(str(e) or type(e).__name__) from None
+
+    def close(self) -> None:
+        conn, self.conn = self.conn, None
+        if conn is None:
+            return
+        reusable = False
+        try:  # (http.client marks a body read to its exact length closed only on the next read: this one)
+            if (not self._failed and not self.raw.isclosed() and self.raw.length is not None
+                    and self.raw.length <= _DRAIN):
+                self.raw.read()
+            reusable = self.raw.isclosed() and not self.raw.will_close
+        except (OSError, http.client.HTTPException, ValueError):
+            reusable = False
+        self.transport.release(self.key, conn, reusable)
+        with contextlib.suppress(OSError):
+            self.raw.close()
+
+
+class KeepAliveTransport:
+    """HTTP/1.1 with ``http.client``, one connection kept per origin: all the range requests of a load, and the
+    ``HEAD`` that checks a cached copy, go over one connection: one TCP and TLS handshake per read instead of
+    one per block (two or three round trips each on a real link; ``bench/bench_sources.py --rtt`` models it).
+    Redirects are returned, not followed.
+
+    A kept connection the server closed (it said ``Connection: close``, or timed the idle connection out) is
+    replaced: an answer saying so opens a new connection for the next request, and a request that finds the
+    connection dead is sent again once on a new one. Each request's ``timeout`` bounds the name lookup
+    (:func:`lookup`), the connect and every read. Certificates are checked against the system's store, as
+    ``urllib`` does; behind a proxy (``https_proxy`` and the like, as ``urllib`` reads them) requests go through
+    :class:`UrllibTransport`, as before.
+
+    >>> t = KeepAliveTransport()
+    >>> t.opened, t.close()
+    (0, None)
+    """
+
+    def __init__(self) -> None:
+        self._idle: dict[tuple[str, str, int], http.client.HTTPConnection] = {}
+        self._context: ssl.SSLContext | None = None
+        self._proxied: UrllibTransport | None = None
+        self.opened = 0  # connections opened
+
+    def request(self, method: str, url: str, headers: Mapping[str, str], timeout: float) -> Response:
+        scheme, host, port = origin(url)
+        if _proxy_for(scheme, host):
+            self._proxied = self._proxied or UrllibTransport()
+            return self._proxied.request(method, url, headers, timeout)
+        parts = urllib.parse.urlsplit(url)
+        target = urllib.parse.urlunsplit(("", "", parts.path or "/", parts.query, ""))
+        sent = {"User-Agent": _user_agent(), **headers}
+        key = (scheme, host, port)
+        for attempt in range(2):
+            conn = self._idle.pop(key, None)
+            reused = conn is not None and conn.sock is not None
+            if not reused:
+                if conn is not None:
+                    conn.close()
+                conn = self._connection(scheme, host, port, timeout)
+            assert conn is not None
+            try:
+                if conn.sock is None:
+                    self.opened += 1
+                    conn.connect()
+                conn.sock.settimeout(timeout)
+                conn.request(method, target, headers=sent)
+                raw = conn.getresponse()
+            except TimeoutError as e:
+                conn.close()
+                raise TransportTimeout(str(e) or "timed out") from None
+            except _DROPPED as e:
+                conn.close()
+                if reused and attempt == 0:
+                    continue  # the server closed the kept connection: once more, on a new one
+                raise TransportError(str(e) or type(e).__name__) from None
+            except (OSError, http.client.HTTPException, ValueError) as e:
+                conn.close()
+                raise TransportError(str(e) or type(e).__name__) from None
+            return _PooledResponse(self, key, conn, raw)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _connection(self, scheme: str, host: str, port: int, timeout: float) -> http.client.HTTPConnection:
+        if scheme == "https":
+            if self._context is None:
+                self._context = ssl.create_default_context()
+            return _HTTPSConnection(host, port, timeout=timeout, context=self._context)
+        return _HTTPConnection(host, port, timeout=timeout)
+
+    def release(self, key: tuple[str, str, int], conn: http.client.HTTPConnection, reusable: bool) -> None:
+        """Keep ``conn`` for the next request to its origin, or close it."""
+        if not reusable or conn.sock is None:
+            conn.close()
+            return
+        old = self._idle.pop(key, None)
+        if old is not None:
+            old.close()
+        self._idle[key] = conn
+
+    def close(self) -> None:
+        """Close the kept connections."""
+        while self._idle:
+            self._idle.popitem()[1].close()
+
+
+def lookup(host: str, port: int, timeout: float) -> list[tuple[Any, ...]]:
+    """``socket.getaddrinfo(host, port)`` for a TCP connection, given up after ``timeout`` seconds.
+
+    The time-outs of ``socket.create_connection`` (and of the HTTP clients built on it) start after the name
+    lookup, which a resolver that does not answer (a machine without a network) can hold for tens of seconds.
+    The lookup runs in a daemon thread, left to finish on its own if it is too slow.
+
+    >>> lookup("127.0.0.1", 80, 1.0)[0][4]
+    ('127.0.0.1', 80)
+    """
+    with contextlib.suppress(ValueError):
+        ipaddress.ip_address(host)
+        return socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM)  # a numeric address: nothing to look up
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            box["addresses"] = socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM)
+        except OSError as e:
+            box["error"] = e
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name=f"gguftok lookup {host}", daemon=True).start()
+    if not done.wait(timeout):
+        raise TimeoutError(f"the name lookup of {host} took longer than {timeout:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["addresses"]
+
+
+def _connect(host: str, port: int, timeout: float | None) -> socket.socket:
+    """``socket.create_connection((host, port), timeout)``, its name lookup bounded by ``timeout`` too."""
+    error: OSError | None = None
+    for family, kind, proto, _, address in lookup(host, port, timeout or 30.0):
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.settimeout(timeout)
+            sock.connect(address)
+            return sock
+        except OSError as e:
+            sock.close()
+            error = e
+    raise error or OSError(f"no address for {host}")
+
+
+class _HTTPConnection(http.client.HTTPConnection):
+    def connect(self) -> None:
+        self.sock = _connect(self.host, self.port, self.timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as http.client does
+
+
+class _HTTPSConnection(http.client.HTTPSConnection):
+    def __init__(self, host: str, port: int, *, timeout: float, context: ssl.SSLContext) -> None:
+        super().__init__(host, port, timeout=timeout, context=context)
+        self._tls = context
+
+    def connect(self) -> None:
+        sock = _connect(self.host, self.port, self.timeout)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            self.sock = self._tls.wrap_socket(sock, server_hostname=self.host)
+        except BaseException:
+            sock.close()
+            raise
+
+
+def _proxy_for(scheme: str, host: str) -> bool:
+    """Whether the environment sends requests to ``host`` through a proxy (as ``urllib`` decides)."""
+    proxies = urllib.request.getproxies()
+    if scheme not in proxies:
+        return False
+    try:
+        return not urllib.request.proxy_bypass(host)
+    except OSError:
+        return True
+
+
+def _user_agent() -> str:
+    from .. import __version__
+
+    return f"gguftok/{__version__}"
 
 
 # ------------------------------------------------------------------------------------------------ helpers
@@ -291,6 +517,7 @@ class RangeReader(Reader):
         self._cache = MetadataCache() if self.options.cache else None
         self._entry: CacheEntry | None = None
         self._got_gguf = False
+        self._transport: KeepAliveTransport | None = None
         try:
             self._start()
         except BaseException:
@@ -406,6 +633,9 @@ class RangeReader(Reader):
         if self._progress is not None:
             self._progress.close()
             self._progress = None
+        if self._transport is not None:
+            self._transport.close()
+            self._transport = None
         self.owner.report = self.report()
 
     # ---------------------------------------------------------------------------- the network
@@ -421,8 +651,10 @@ class RangeReader(Reader):
     def _request(self, method: str, url: str, extra: Mapping[str, str] | None = None) -> Response:
         """One request, following redirects; a response of status 2xx (anything else is a SourceError)."""
         src = self.src
-        transport = src.transport or UrllibTransport()
-        src.transport = transport
+        if src.transport is not None:
+            transport = src.transport
+        else:  # this read's own: closed with it
+            transport = self._transport = self._transport or KeepAliveTransport()
         for _ in range(MAX_REDIRECTS + 1):
             check_url(url, src.reference)
             headers = {k: v for k, v in src.headers.items()

@@ -33,7 +33,18 @@ from typing import Any
 from ..errors import SourceError
 from .base import Options, Source
 from .cache import MetadataCache
-from .http import HttpSource, RangeReader, Response, TransportError, TransportTimeout
+from .http import (
+    _DRAIN,
+    HttpSource,
+    RangeReader,
+    Response,
+    TransportError,
+    TransportTimeout,
+    _proxy_for,
+    content_length,
+    lookup,
+    origin,
+)
 
 __all__ = ["HubSource", "parse_hf_reference"]
 
@@ -132,7 +143,7 @@ class HubSource(Source):
             notes.append(f"revision {revision} is commit {commit}")
         content = [f"etag:{etag}"] if etag else []
         store = content + ([f"hf:{where} {commit} {self.path}"] if commit else []) + at_commit + last_read
-        headers = hf.utils.build_hf_headers(library_name="gguftok")
+        headers = hf.utils.build_hf_headers(library_name="gguftok", library_version=_version())
         headers["Accept-Encoding"] = "identity"
         inner = HttpSource(meta.location or url, opts, reference=self.reference, kind="hf", headers=headers,
                            credentials_origin=endpoint, transport=SessionTransport(hf.utils.get_session()),
@@ -159,6 +170,17 @@ class HubSource(Source):
         def caught(*names: str) -> tuple[type[BaseException], ...]:
             return tuple(c for c in (getattr(errors, n, None) for n in names) if isinstance(c, type))
 
+        host, port = urllib.parse.urlsplit(endpoint).hostname, urllib.parse.urlsplit(endpoint).port
+        if host and not _proxied(endpoint):  # the session's time-out starts after the name lookup: bound it too
+            try:
+                lookup(host, port or 443, self.options.timeout)
+            except TimeoutError:
+                raise fail(f"no answer from {endpoint} within {self.options.timeout:g} s (the per-read timeout: "
+                           "looking its name up): raise --timeout to wait longer, or check the network",
+                           "timeout") from None
+            except OSError as e:
+                raise fail(f"cannot reach {endpoint}: {e} (is the network on? HF_ENDPOINT names the Hub or a "
+                           "mirror)", "unreachable") from None
         try:
             return hf.get_hf_file_metadata(url, **kwargs)
         except caught("GatedRepoError") as e:
@@ -196,6 +218,17 @@ class HubSource(Source):
             raise
 
 
+def _proxied(url: str) -> bool:
+    scheme, host, _ = origin(url)
+    return _proxy_for(scheme, host)
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
 def _status(e: BaseException) -> int | None:
     response = getattr(e, "response", None)
     return getattr(response, "status_code", None)
@@ -212,7 +245,9 @@ def _login_hint(status: int, endpoint: str, repo_id: str) -> str:
 
 class SessionTransport:
     """HTTP through ``huggingface_hub``'s session: an ``httpx2``/``httpx`` client (huggingface_hub 1.x and
-    later) or a ``requests`` session (0.x); redirects are returned, not followed."""
+    later) or a ``requests`` session (0.x); redirects are returned, not followed. The session keeps its
+    connections: a response read to its end (or a short one drained) gives its connection back, so the blocks
+    of a read go over one."""
 
     def __init__(self, session: Any) -> None:
         self.session = session
@@ -235,12 +270,19 @@ def _transport_error(e: BaseException) -> Exception:
     return TransportError(str(e) or type(e).__name__)
 
 
+def _unread(resp: Response, got: int) -> int | None:
+    """The bytes of ``resp``'s body not yet received, if its ``Content-Length`` says."""
+    length = content_length(resp.header("Content-Length"))
+    return None if length is None or length < 0 else max(length - got, 0)
+
+
 class _HttpxResponse(Response):
     def __init__(self, resp: Any) -> None:
         self.resp = resp
         self.status = resp.status_code
         self._chunks: Iterator[bytes] | None = None
         self._left = b""
+        self._got = 0  # body bytes taken from the stream
 
     def header(self, name: str) -> str | None:
         return self.resp.headers.get(name)
@@ -253,10 +295,16 @@ class _HttpxResponse(Response):
                 self._left = next(self._chunks, b"")
             except Exception as e:
                 raise _transport_error(e) from None
+            self._got += len(self._left)
         out, self._left = self._left[:n], self._left[n:]
         return out
 
     def close(self) -> None:
+        with contextlib.suppress(Exception):
+            left = _unread(self, self._got)
+            if left is not None and left <= _DRAIN:  # read to its end, the stream gives its connection back
+                for _ in self._chunks if self._chunks is not None else self.resp.iter_raw():
+                    pass
         with contextlib.suppress(Exception):
             self.resp.close()
 
@@ -265,6 +313,7 @@ class _RequestsResponse(Response):
     def __init__(self, resp: Any) -> None:
         self.resp = resp
         self.status = resp.status_code
+        self._got = 0
 
     def header(self, name: str) -> str | None:
         return self.resp.headers.get(name)
@@ -272,10 +321,16 @@ class _RequestsResponse(Response):
     def read_some(self, n: int) -> bytes:
         raw = self.resp.raw
         try:
-            return raw.read1(n) if hasattr(raw, "read1") else raw.read(n)
+            chunk = raw.read1(n) if hasattr(raw, "read1") else raw.read(n)
         except Exception as e:
             raise _transport_error(e) from None
+        self._got += len(chunk)
+        return chunk
 
     def close(self) -> None:
+        with contextlib.suppress(Exception):
+            left = _unread(self, self._got)
+            if left is not None and left <= _DRAIN:  # read to its end, urllib3 keeps its connection
+                self.resp.raw.read(left)
         with contextlib.suppress(Exception):
             self.resp.close()

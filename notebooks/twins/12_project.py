@@ -321,6 +321,50 @@ for source in ["{{ cycler.__init__.__globals__.os.popen('id').read() }}",
         print(e)
 
 # %% [markdown]
+# ### The tokenizer of a real model, from the Hub
+#
+# The vocabularies so far are small files made for tests. The model you run is a file of hundreds of megabytes
+# to tens of gigabytes, and its tokenizer sits at the same place in it: a GGUF file starts with its header and
+# its key/value section (the tokens, the merges, the special ids, the chat template), then lists its tensors,
+# and only then holds the weights, which are nearly all of its bytes. So `Tokenizer.from_gguf` reads only the
+# start, wherever the file is. A local file is memory-mapped, and only its first pages are touched. A file on
+# the Hugging Face Hub, named `hf://owner/repo/file.gguf`, is read with HTTP range requests in growing blocks
+# (a quarter of a megabyte, then twice as much each time) until the key/value section ends: a few megabytes,
+# whatever the size of the weights. The bytes read are kept in a cache on disk, so the next load only asks the
+# Hub whether the file changed. An `https://` URL and an Ollama model name (`ollama:qwen2.5`) work the same way.
+#
+# The cell below opens the tokenizer of Qwen2.5's 0.5B-parameter chat model on the Hub. Without a network, or
+# without the `huggingface_hub` package, the request fails within seconds with a `SourceError`, and the cell
+# opens a local copy instead: `ggml-vocab-qwen2.gguf`, the Qwen2 vocabulary llama.cpp tests itself with.
+# Qwen2.5 kept Qwen2's tokens and merges (it only gave names to some unused ids at the end, for tools, images
+# and code completion), so on plain text both give the same ids, from a vocabulary of the same size.
+
+# %%
+from gguftok import SourceError, open_source  # noqa: E402
+
+HUB_FILE = "hf://Qwen/Qwen2.5-0.5B-Instruct-GGUF/qwen2.5-0.5b-instruct-q4_k_m.gguf"
+LOCAL_COPY = vocab_dir() / "ggml-vocab-qwen2.gguf"
+offline_because = None
+try:  # give up after 5 s without an answer (60 s for the whole read)
+    real = Tokenizer.from_gguf(open_source(HUB_FILE, timeout=5, deadline=60, progress=False))
+except SourceError as e:
+    real, offline_because = Tokenizer.from_gguf(LOCAL_COPY), e.reason
+SENTENCE = "Only the first few megabytes of a model file hold its tokenizer."
+print(f"{real.n_vocab:,} tokens")
+print(real.encode(SENTENCE, add_special=False))
+
+# %% [markdown]
+# Where the bytes came from, and how many were read (this depends on your network, so it differs from run to run):
+
+# %% tags=["nbval-ignore-output"]
+origin = real.vocab.md.origin
+if origin.kind == "hf":
+    kept = " (the copy kept at the last load: nothing was downloaded)" if origin.cache == "hit" else ""
+    print(f"the Hub: {origin.bytes_read:,} of the file's {origin.size:,} bytes read{kept}")
+else:
+    print(f"no Hub ({offline_because}): the local copy {LOCAL_COPY.name}, {origin.size:,} bytes")
+
+# %% [markdown]
 # ### The same from the command line
 #
 # The `gguftok` command wraps the same object; `tokenize` prints what `llama-tokenize` prints. Shown, not
