@@ -92,6 +92,21 @@ def test_new_words_in_a_small_cache_keep_the_entries_found(vocab_path):
         assert len(m._words) <= 50
 
 
+def test_words_longer_than_a_batch_go_alone(vocab_path, monkeypatch):
+    """A word past ``BATCH_BYTES`` is left out of the batch (whose arrays grow with it) and takes the old way."""
+    monkeypatch.setattr(ugm, "BATCH_BYTES", 40)
+    m = Tokenizer.from_gguf(vocab_path("nomic-bert-moe")).model
+    batched = []
+    real = ugm.UGMModel._batch_entries
+    monkeypatch.setattr(ugm.UGMModel, "_batch_entries", lambda self, ws, out: (batched.extend(ws), real(self, ws, out)))
+    rng = random.Random(3)
+    alphabet = "abcdéfg漢字ひらがなالعربية\u3000xyz0123  "
+    for _ in range(150):
+        data = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 300))).encode()
+        same_as_whole(m, data)
+    assert batched and max(map(len, batched)) <= 40
+
+
 def test_replacements_and_key_prefixes_are_the_walker(toks):
     """What the batch replaces without the walker is what the walker makes: a simple character anywhere, and a
     key that begins longer keys when the next character is not led by a byte the walk could read after it."""

@@ -658,9 +658,14 @@ class UGMModel:
     def _new_entries(self, words: Iterable[bytes]) -> dict[bytes, tuple]:
         """:meth:`_word_entry` of each of ``words``, by :class:`BatchViterbi`, about ``BATCH_BYTES`` at a time
         (its arrays stay bounded); a word of invalid UTF-8, or whose normalising the walker decides as bytes only, one
-        at a time."""
+        at a time. A word longer than ``BATCH_BYTES`` goes alone the old way (by its parts, through the piece cache):
+        in the batch its arrays would grow with it (arrays of 8 bytes per character and per candidate match), where the
+        old way keeps one part's at a time, so the batch's memory stays bounded whatever the text."""
         out: dict[bytes, tuple] = {}
         words = list(words)
+        if max(map(len, words), default=0) > BATCH_BYTES:
+            out.update((w, self._word_entry(w)) for w in words if len(w) > BATCH_BYTES)
+            words = [w for w in words if len(w) <= BATCH_BYTES]
         chunks = -(-sum(map(len, words)) // BATCH_BYTES)
         step = -(-len(words) // max(chunks, 1))
         for at in range(0, len(words), step or 1):
