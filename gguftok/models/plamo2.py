@@ -23,10 +23,10 @@ every path passes through it, and the cost from any position left of it is a cho
 every candidate, and costs are integers, so every comparison (ties too: equal costs stay equal) comes out as
 it does for the left part alone; right of it nothing changes at all. So the ids of the text are the ids of the
 two parts, one after the other. :class:`PLaMo2Model` cuts before each space when no piece holds a space after
-its first code point (the words are kept in a :class:`~gguftok.models.piece_cache.PieceCache`), then at every
-place next to a code point that is in no such piece (one C-level scan with a character class), then, in a run
-of more than two code points, at every place between two code points no piece has side by side; each part's
-ids are kept too.
+its first code point (``str.split(" ")`` cuts there in C; the words are kept in a
+:class:`~gguftok.models.piece_cache.PieceCache`, each by what follows its space), then at every place next to a
+code point that is in no such piece (one C-level scan with a character class), then, in a run of more than two
+code points, at every place between two code points no piece has side by side; each part's ids are kept too.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from itertools import chain, islice
 
 import numpy as np
 
@@ -105,7 +106,8 @@ class PLaMo2Model:
         self._cache = PieceCache(self._run_ids, cache_size)
         # Before a space that no piece holds after its first code point, no piece spans: the text is cut there
         # first (words, each from its space on), and each word's ids are kept too.
-        self._words = None if any(" " in p[1:] for p in longer) else PieceCache(self._word_ids, cache_size)
+        # (keyed by the word without its space: see encode)
+        self._words = None if any(" " in p[1:] for p in longer) else PieceCache(self._spaced_ids, cache_size)
 
     def encode(self, data: bytes) -> list[int]:
         try:
@@ -114,9 +116,19 @@ class PLaMo2Model:
             return self.encode_whole(data)  # lax decoding: surrogates, code points past U+10FFFF
         if text[:1] == "\ufeff":
             text = text[1:]
-        if self._words is not None:
-            return encode_pieces(self._words, _WORDS.findall(text))
-        return encode_pieces(self._cache, self._runs.findall(text))
+        if self._words is None:
+            return encode_pieces(self._cache, self._runs.findall(text))
+        # the words, each from its space on (_WORDS), as str.split gives them in C (2.2-3.3 times faster than
+        # findall on the bench texts): the first part, then a space before each further part
+        parts = text.split(" ")
+        ids = encode_pieces(self._words, islice(parts, 1, None))
+        if parts[0]:
+            ids[:0] = self._word_ids(parts[0])
+        return ids
+
+    def _spaced_ids(self, part: str) -> list[int]:
+        """The ids of the word made of a space and ``part``."""
+        return self._word_ids(" " + part)
 
     def _word_ids(self, word: str) -> list[int]:
         runs = self._runs.findall(word)
@@ -124,9 +136,8 @@ class PLaMo2Model:
 
     def _run_ids(self, run: str) -> list[int]:
         """The ids of one run (cut again where no piece joins two code points, when long)."""
-        if run[0] not in self._joined:  # code points of no longer piece: each alone
-            alone = self._alone
-            return [i for c in run for i in alone[c]]
+        if run[0] not in self._joined:  # code points of no longer piece: each alone (concatenated in C)
+            return list(chain.from_iterable(map(self._alone.__getitem__, run)))
         if len(run) <= CUT_LONGER_THAN:
             return self._short_ids(run)
         parts = junction_parts(run, self._joins)
