@@ -96,7 +96,7 @@ class Tokenizer:
         elif v.type == "wpm":
             self.model = WPMModel(v.texts, v.special["unk"], v.lowercase, v.strip_accents, cache_size=cache_size)
         elif v.type == "rwkv":
-            self.model = RWKVModel(v.texts, v.special["unk"])
+            self.model = RWKVModel(v.texts, v.special["unk"], cache_size=cache_size)
         elif v.type == "plamo2":
             self.model = PLaMo2Model(v.texts, v.types, v.scores, cache_size=cache_size)
         elif v.type == "test":

@@ -158,11 +158,15 @@ def test_keep_all_is_bounded():
     cache = PieceCache(len, limit=10)
     for k in range(30):
         keys = [f"{k}-{i}" for i in range(k % 14)]
-        wpm._keep_all(cache, keys, [1] * len(keys))
+        before = list(cache)
+        cache.keep_all(dict.fromkeys(keys, 1))
         assert len(cache) <= 10
         assert all(key in cache for key in keys[:10])  # the new ones are kept (up to the limit)
+        kept = [key for key in before if key in cache]
+        assert kept == before[len(before) - len(kept):]  # the oldest went first, only as many as must
+        assert len(cache) == min(10, len(before) + len(keys))
     none = PieceCache(len, limit=0)
-    wpm._keep_all(none, ["a"], [1])
+    none.keep_all({"a": 1})
     assert not none
 
 

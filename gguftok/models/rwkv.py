@@ -40,7 +40,6 @@ from ..detokenize import rwkv_unescape
 from ..errors import EncodeError
 from .piece_cache import DEFAULT_PIECES, PieceCache, longest_first
 from .prefix import PrefixIndex
-from .spm import keep_all
 
 FEW_LONG, SHORT = 4096, 64  # at most this many tokens of two bytes or more, none longer, for the walk in C
 _STUCK = -(1 << 31)  # a byte that starts tokens but is none, where no longer one matches: the walk is stuck
@@ -160,8 +159,8 @@ class RWKVModel:
         except EncodeError:
             return self.encode_slow(data)
         longest = cache.longest
-        keep_all(cache, {p: i for p, i in zip(lines, map(ids.__getitem__, map(slice, at, at[1:])), strict=True)
-                         if len(p) <= longest})
+        cache.keep_all({p: i for p, i in zip(lines, map(ids.__getitem__, map(slice, at, at[1:])), strict=True)
+                        if len(p) <= longest})
         return ids
 
     def _lines(self, data: bytes) -> list[int]:

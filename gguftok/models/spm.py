@@ -22,7 +22,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from functools import reduce
-from itertools import chain, compress, filterfalse, islice, pairwise
+from itertools import chain, compress, filterfalse, pairwise
 from operator import iadd, itemgetter, not_, or_
 
 import numpy as np
@@ -195,22 +195,6 @@ CUT_LONGER_THAN = 24
 BATCH_FROM = 32
 
 
-def keep_all(cache: PieceCache, fresh: dict) -> None:
-    """Keep every entry of ``fresh`` in ``cache`` (each short enough for it), in one C call: the oldest entries
-    go first, as many as must (as ``PieceCache`` drops its older half when full); if ``fresh`` alone is more
-    than the cache holds, its first entries are kept. Filling a full cache one entry at a time instead dropped
-    half of it at each overflow, pieces of the same text among them, and the same text again missed them."""
-    if not cache.limit:
-        return
-    if len(fresh) > cache.limit:
-        fresh = dict(islice(fresh.items(), cache.limit))
-    over = len(cache) + len(fresh) - cache.limit
-    if over > 0:
-        for old in list(islice(filterfalse(fresh.__contains__, cache), over)):
-            del cache[old]
-    cache.update(fresh)  # at most limit: the keys of fresh already there were counted twice in over
-
-
 class _ManyMisses(Exception):
     """Raised in :meth:`SPMModel.encode`'s first pass at the ``BATCH_FROM``-th piece not in the cache."""
 
@@ -279,7 +263,7 @@ class SPMModel:
         # In the order of the text: kept in that order, a warm encode reads the cache 20% faster than in a set's.
         self._fresh = fresh = self._batch_ids(list(dict.fromkeys(filterfalse(cache.__contains__, pieces))))
         longest = cache.longest
-        keep_all(cache, {p: ids for p, ids in fresh.items() if len(p) <= longest and type(ids) is not Uncached})
+        cache.keep_all({p: ids for p, ids in fresh.items() if len(p) <= longest and type(ids) is not Uncached})
         # (a full cache makes room for this text's pieces: the same text again finds them all; its parts are
         # in the cache of parts too, so a text with more pieces than the cache holds cuts and looks up again)
         try:

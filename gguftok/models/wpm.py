@@ -15,7 +15,7 @@ import operator
 import re
 from bisect import bisect_right
 from functools import cache, partial
-from itertools import chain, compress, count, filterfalse, islice, repeat
+from itertools import chain, compress, count, filterfalse, repeat
 
 import numpy as np
 
@@ -190,26 +190,6 @@ _CUT_ID = -1
 _CUT = [_CUT_ID]
 
 
-def _keep_all(cache: PieceCache, keys: list, values: list) -> None:
-    """:meth:`PieceCache.keep` of many pairs, with one ``dict.update`` in C: when they would overflow the cache,
-    its older entries go first (at least half of them), and no more than ``limit`` new ones are kept. The keys
-    must be new and no longer than ``cache.longest``, and no value :class:`Uncached`.
-
-    >>> c = PieceCache(len, limit=4); c.update(a=1, b=1, c=1)
-    >>> _keep_all(c, ["dd", "ee"], [2, 2]); list(c)
-    ['b', 'c', 'dd', 'ee']
-    """
-    limit = cache.limit
-    if not limit:
-        return
-    over = len(cache) + len(keys) - limit
-    if over > 0:
-        for old in list(islice(cache, max(over, len(cache) // 2))):
-            del cache[old]
-        keys, values = keys[:limit], values[:limit]
-    dict.update(cache, zip(keys, values, strict=True))
-
-
 def _lower(word: str) -> str:
     """llama.cpp's ``unicode_tolower`` of each code point (for ASCII, what ``str.lower`` does)."""
     return word.lower() if word.isascii() else word.translate(_LOWER)
@@ -242,7 +222,7 @@ class WPMModel:
       token's id), and each chunk's ids are the slice between two -1s. If M does not come out exactly once per
       gap (an overlong form decodes to M, or the cache dropped M while it was read), nothing is kept and the
       chunks are read one at a time; a code point past U+10FFFF does the same, so that the loop raises on it.
-    - The new entries go into the caches with one ``dict.update`` (:func:`_keep_all`, bounded as
+    - The new entries go into the caches with one ``dict.update`` (``PieceCache.keep_all``, bounded as
       ``PieceCache.keep``), and a text with more new chunks than the cache holds is read in parts.
     """
 
@@ -290,7 +270,7 @@ class WPMModel:
             one = list(compress(chunks, alone))
             words = list(map(bytes.decode, one))
             self._keep_words(words)
-            _keep_all(self._chunks, one, list(map(self._cache.__getitem__, words)))
+            self._chunks.keep_all(dict(zip(one, map(self._cache.__getitem__, words), strict=True)))
             chunks = list(compress(chunks, map(operator.not_, alone)))
             if len(chunks) < 8:
                 return
@@ -320,7 +300,7 @@ class WPMModel:
             return  # a chunk decodes to the mark (an overlong form), or the cache dropped it: one at a time
         lo = [0, *(c + 1 for c in cuts)]
         cuts.append(len(flat))
-        _keep_all(self._chunks, chunks, list(map(flat.__getitem__, map(slice, lo, cuts))))
+        self._chunks.keep_all(dict(zip(chunks, list(map(flat.__getitem__, map(slice, lo, cuts))), strict=True)))
 
     def _fill_ascii(self, chunks: list[bytes]) -> bool:
         """:meth:`_fill` of ASCII chunks: the passes of an ASCII text (``_patterns(..., 128)``: no accent pass,
@@ -336,7 +316,7 @@ class WPMModel:
         per_chunk = list(map(words_pattern.findall, texts))
         self._keep_words(list(chain.from_iterable(per_chunk)))
         ids = map(list, map(chain.from_iterable, map(partial(map, self._cache.__getitem__), per_chunk)))
-        _keep_all(self._chunks, chunks, list(ids))
+        self._chunks.keep_all(dict(zip(chunks, ids, strict=True)))
         return True
 
     def _keep_words(self, words: list[str], mark: str | None = None) -> None:
@@ -347,7 +327,7 @@ class WPMModel:
         new.discard(mark)
         new = [w for w in new if len(w) <= longest]
         if new:
-            _keep_all(cache, new, self._match_all(new))
+            cache.keep_all(dict(zip(new, self._match_all(new), strict=True)))
 
     def _match_all(self, words: list[str]) -> list[list[int]]:
         """:meth:`match` of each word (not yet lowercased), in bulk: lowercased and encoded as one string, the
