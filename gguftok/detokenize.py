@@ -104,11 +104,19 @@ def _byte_of(text: str) -> bytes:
 
 def rwkv_unescape(text: str) -> bytes:
     """An RWKV token's bytes: ``\\\\t \\\\n \\\\r``, ``\\\\xhh`` (lower-case hex only, upper case mis-read as
-    llama.cpp does), ``\\\\c`` for any other ``c``."""
+    llama.cpp does), ``\\\\c`` for any other ``c``. A text without a backslash is its own bytes (the loop would
+    copy every byte of it).
+
+    >>> rwkv_unescape("a\\\\tb"), rwkv_unescape("\\\\x41\\\\\\\\"), rwkv_unescape("héllo")
+    (b'a\\tb', b'A\\\\', b'h\\xc3\\xa9llo')
+    """
+    raw = _raw(text)
+    if b"\\" not in raw:
+        return raw
     out = bytearray()
     escaping = False
     hex_left = hex_acc = 0
-    for c in _raw(text):
+    for c in raw:
         if hex_left:
             value = (c - 0x61 + 10) if c >= 0x61 else (c - 0x30)
             hex_acc = ((hex_acc << 4) + value) & 0xFF
