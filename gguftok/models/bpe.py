@@ -318,8 +318,11 @@ class BPEModel:
 
     def symbol_ids(self, symbols: list[str]) -> list[int]:
         """Token ids of merged symbols: each symbol's id, or its bytes' fallback ids (missing ones dropped)."""
-        ids: list[int] = []
         t2i = self.token_to_id
+        ids = list(map(t2i.get, symbols))  # in C: every symbol is a token, almost always
+        if None not in ids:
+            return ids
+        ids = []
         for sym in symbols:
             tid = t2i.get(sym)
             if tid is not None:
@@ -428,9 +431,19 @@ class BPEModel:
             # the word, BPE merges it
             if len(parts) > 1 and ("\n" not in word or not any(map(self._newline_run_token, parts))):
                 ids = []
-                part_ids = self.word_ids if self.byte_encode else self.text_word_ids  # spelled as written, or not
+                if self.byte_encode:  # a part spelled: the cache knows it as written
+                    for part in parts:
+                        ids += self.word_ids(part)
+                    return ids
+                # text_word_ids with its hit inlined (a call per part cost about 5% of a cold encode of C++, Gemma 4)
+                cached, touch, new_part = self._cache.get, self._cache.move_to_end, self.text_word_ids
                 for part in parts:
-                    ids += part_ids(part)
+                    part_ids = cached(part)
+                    if part_ids is None:
+                        part_ids = new_part(part)
+                    else:
+                        touch(part)
+                    ids += part_ids
                 return ids
         return self.symbol_ids(self.symbols(word))
 

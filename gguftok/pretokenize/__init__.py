@@ -21,7 +21,7 @@ import numpy as np
 
 from ..bytemap import spell_text
 from ..errors import EncodeError, VocabError
-from .fast import ASTRAL, FAST, bmp_pattern
+from .fast import ASTRAL, FAST, PIECE_END, bmp_pattern, joined_pattern
 from .regex_split import collapse, collapsed_text, separator, split_regex, uses_categories, wide
 from .splitters import CUSTOM
 from .unicode import MAX_CODE_POINT
@@ -97,7 +97,8 @@ class PreTokenizer:
 
     def fast_lengths(self, text: str) -> list[int]:
         """:meth:`split_lengths` of ``text``, with the compiled equivalents of the loops where there are some
-        (:mod:`gguftok.pretokenize.fast`, each run on one piece of the collapsed text at a time)."""
+        (:mod:`gguftok.pretokenize.fast`, run on the pieces of the collapsed text joined:
+        :func:`~gguftok.pretokenize.fast.joined_pattern`)."""
         if not text:
             return []
         collapsed = collapse(text)
@@ -107,11 +108,10 @@ class PreTokenizer:
         for rx in self.regexes:
             fast = FAST.get(rx)
             if fast is not None:
-                out, start = [], 0
-                for n in lengths:
-                    out += map(len, fast.findall(collapsed, start, start + n))
-                    start += n
-                lengths = out
+                if len(lengths) == 1:
+                    lengths = list(map(len, fast.findall(collapsed)))
+                else:  # every piece in one findall (joined_pattern)
+                    lengths = list(map(len, joined_pattern(fast).findall(join_pieces(collapsed, lengths, PIECE_END))))
                 continue
             custom = CUSTOM.get(rx)
             if custom is not None:

@@ -116,6 +116,34 @@ GPT2 = next(rx for rx, fn in CUSTOM.items() if fn.__name__ == "gpt2")
 LLAMA3 = next(rx for rx, fn in CUSTOM.items() if fn.__name__ == "llama3")
 
 
+# Marks a piece's end in a joined collapsed text: never in a collapsed text (ASCII and the markers only).
+PIECE_END = "\uffff"
+
+
+@lru_cache(maxsize=16)
+def joined_pattern(collapsed: re.Pattern[str]) -> re.Pattern[str]:
+    """A pattern that cuts the pieces of a collapsed text joined by :data:`PIECE_END` as ``collapsed`` cuts
+    each piece searched alone (with ``endpos`` at its end): ``findall`` of the joined text returns every
+    piece's words, in order, in one call (one call per piece cost about 2.5 µs: 120 ms for the 50,000 pieces
+    of English prose that Falcon's punctuation split leaves).
+
+    Every negated class also refuses :data:`PIECE_END`, and the last resort ``(?s:.)`` becomes "anything but
+    it"; no other part of the pattern can match it (the positive classes and literals are ASCII and markers).
+    So every step that reads a character fails on :data:`PIECE_END` as it fails at the end of the piece, and
+    the one look-ahead, ``(?![^...])`` (no character of a negated class follows), holds before it as at the
+    end. A match attempt inside a piece therefore goes exactly as in the piece alone, no match holds
+    :data:`PIECE_END`, and at :data:`PIECE_END` itself nothing matches (no alternative matches the empty
+    string: checked here), so ``findall`` steps over it.
+
+    >>> joined_pattern(FAST[GPT2]).findall("a  \uffffb \uffff 1"), [FAST[GPT2].findall(p) for p in ("a  ", "b ", " 1")]
+    (['a', '  ', 'b', ' ', ' 1'], [['a', '  '], ['b', ' '], [' 1']])
+    """
+    source = collapsed.pattern
+    if PIECE_END in source or source.count("(?s:.)") > 1 or collapsed.match(""):
+        raise ValueError(f"not a pattern of this module: {source!r}")
+    return re.compile(source.replace("[^", "[^" + PIECE_END).replace("(?s:.)", f"[^{PIECE_END}]"))
+
+
 _CLASS = re.compile(r"\[(\^?)((?:\\.|[^\]\\])+)\]")  # a class of a pattern above: no nested or escaped brackets
 # a code point past U+FFFF, which bmp_pattern's patterns are not made for
 ASTRAL = re.compile("[\U00010000-\U0010ffff]")
