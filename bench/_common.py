@@ -15,29 +15,36 @@ from gguftok.conformance.oracle import oracle_python
 HERE = Path(__file__).resolve().parent
 
 
+def clock() -> Callable[[], float]:
+    """The bench's clock: wall time, or with ``GGUFTOK_BENCH_CLOCK=cpu`` (``bench_peers.py --clock cpu``) this
+    process's CPU time, which a shared machine's other work disturbs far less (every peer timed here runs on one
+    thread; the llama.cpp oracle reads the same variable)."""
+    return time.process_time if os.environ.get("GGUFTOK_BENCH_CLOCK") == "cpu" else time.perf_counter
+
+
 def best_of(repeats: int, fn: Callable[[], object]) -> float:
     """The shortest of ``repeats`` wall-clock runs of ``fn``, in seconds. Each starts after a full garbage
     collection (untimed), so that no run pays for collecting what an earlier one left behind; the collector
     stays on during the run, as in real use."""
-    best = float("inf")
+    best, now = float("inf"), clock()
     for _ in range(repeats):
         gc.collect()
-        t = time.perf_counter()
+        t = now()
         fn()
-        best = min(best, time.perf_counter() - t)
+        best = min(best, now() - t)
     return best
 
 
 def best_cold(repeats: int, make: Callable[[], object], run: Callable[[object], object]) -> float:
     """Like :func:`best_of`, but each run gets a fresh ``make()`` (a new tokenizer: an empty cache), which is
     not timed: the shortest time of ``run(fresh)``."""
-    best = float("inf")
+    best, now = float("inf"), clock()
     for _ in range(repeats):
         fresh = make()
         gc.collect()  # as in best_of
-        t = time.perf_counter()
+        t = now()
         run(fresh)
-        best = min(best, time.perf_counter() - t)
+        best = min(best, now() - t)
         del fresh  # garbage before the next one is made
     return best
 

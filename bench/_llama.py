@@ -1,6 +1,7 @@
 """What the oracle-side bench scripts share (run by the oracle's Python: stdlib and llama_cpp only)."""
 
 import ctypes
+import os
 import time
 
 import llama_cpp as L
@@ -16,12 +17,16 @@ def silence() -> None:
     L.llama_log_set(_quiet, ctypes.c_void_p(0))
 
 
+# the clock of bench/_common.py: CPU time with GGUFTOK_BENCH_CLOCK=cpu, else wall time
+clock = time.process_time if os.environ.get("GGUFTOK_BENCH_CLOCK") == "cpu" else time.perf_counter
+
+
 def time_tokenize(vocab, data: bytes, repeats: int):
     """The best of ``repeats`` calls of ``llama_tokenize`` on ``data`` (no BOS, no special parsing), and the ids."""
     buf = (L.llama_token * (len(data) + 16))()
     best, n = float("inf"), 0
     for _ in range(repeats):
-        t = time.perf_counter()
+        t = clock()
         n = L.llama_tokenize(vocab, data, len(data), buf, len(data) + 16, False, False)
-        best = min(best, time.perf_counter() - t)
+        best = min(best, clock() - t)
     return best, buf[:n]

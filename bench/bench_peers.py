@@ -7,6 +7,7 @@
     python bench/bench_peers.py --growth             # each family on 1 MB of one character, and without spaces
     python bench/bench_peers.py --scale              # throughput from 100 KB to 50 MB, and the cache's bound
     python bench/bench_peers.py --readme             # also rewrite the table in README.md
+    python bench/bench_peers.py --all --clock cpu    # each side's CPU time: steadier on a shared machine
 
 Peers, each asked for exactly gguftok's ids (checked before timing; a peer that differs is reported as not
 comparable, with where it differs):
@@ -380,8 +381,9 @@ def machine() -> str:
         with contextlib.suppress(importlib.metadata.PackageNotFoundError):
             versions.append(f"{pkg} {importlib.metadata.version(pkg)}")
     load1, load5, _ = os.getloadavg()
+    clock = "CPU time" if os.environ.get("GGUFTOK_BENCH_CLOCK") == "cpu" else "wall time"
     return (f"CPython {platform.python_version()}, {os.cpu_count()} cores ({platform.machine()}), load average "
-            f"{load1:.1f} (1 min) / {load5:.1f} (5 min); llama-cpp-python 0.3.36; {', '.join(versions)}")
+            f"{load1:.1f} (1 min) / {load5:.1f} (5 min); {clock}; llama-cpp-python 0.3.36; {', '.join(versions)}")
 
 
 def print_row(row: Row, kinds: tuple[str, ...]) -> None:
@@ -517,7 +519,10 @@ def main() -> None:
                         help="each family on one character repeated and on text without whitespace, 0.25-1 MB")
     parser.add_argument("--scale", action="store_true", help="throughput from 100 KB to 50 MB")
     parser.add_argument("--readme", action="store_true", help="rewrite the table in README.md")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="cpu: each side's CPU time, which the machine's other work disturbs far less")
     args = parser.parse_args()
+    os.environ["GGUFTOK_BENCH_CLOCK"] = args.clock  # read by bench/_common.py and by the oracle's scripts
     print(f"# {machine()}")
     blocks = [f"Measured by `{' '.join(['python', 'bench/bench_peers.py', *sys.argv[1:]])}` on: {machine()}. "
               "Encode figures are speeds (MB/s; a ratio above 1 is gguftok faster); load, memory and per-call "
