@@ -25,27 +25,29 @@ SYNTHETIC = Path(__file__).resolve().parent.parent / "data" / "synthetic"
 SPM_VOCABS = ("llama-spm", "phi-3", "baichuan")
 
 
-def texts(rng: random.Random, pieces: list[bytes], n: int, extra: list[str] = ()) -> list[bytes]:
+def texts(rng: random.Random, pieces: list[bytes], n: int, extra: list[str] = (), *, hard: list[str] | None = None,
+          scale: int = 1, long_sizes: tuple[int, ...] = (300, 1200)) -> list[bytes]:
     """Inputs of every kind the fuzzer makes, and some: its short and long texts, byte soup around the
-    multi-byte characters and ``▁``, mixes of hard cases, random code points."""
+    multi-byte characters and ``▁``, mixes of ``hard`` cases, random code points; ``scale`` times as long."""
     gen = Generators(pieces, [])
-    hard = [SPACE, SPACE * 2, " ", "  ", "a", "é", "e\u0301", "\u304b\u3099", "ｶﾞ", "中", "😀", "the", "\n", "x",
-            "ﬁ", "①", "Ａ", "\u3000", "<unk>", "\x00", "\ufeff", "\U000e0067", *extra]
+    if hard is None:
+        hard = [SPACE, SPACE * 2, " ", "  ", "a", "é", "e\u0301", "\u304b\u3099", "ｶﾞ", "中", "😀", "the", "\n", "x",
+                "ﬁ", "①", "Ａ", "\u3000", "<unk>", "\x00", "\ufeff", "\U000e0067", *extra]
     out = []
     for _ in range(n):
         r = rng.random()
         if r < 0.25:
             t = gen.text(rng)
         elif r < 0.35:
-            t = gen.long_text(rng, rng.choice([300, 1200]))
+            t = gen.long_text(rng, rng.choice(long_sizes))
         elif r < 0.55:
             t = bytes(rng.choice(b"ab \xe2\x96\x81\xc3\xa9\xf0\x9f\x98\x80\xff\xc0\xcc\x81\n\t\xed\xa0\x80")
-                      for _ in range(rng.randrange(60)))
+                      for _ in range(rng.randrange(60 * scale)))
         elif r < 0.85:
-            t = "".join(rng.choice(hard) for _ in range(rng.randrange(80)))
+            t = "".join(rng.choice(hard) for _ in range(rng.randrange(80 * scale)))
         else:
             t = "".join(chr(rng.choice([rng.randrange(0x110000), rng.randrange(0x3100), rng.randrange(128)]))
-                        for _ in range(rng.randrange(40)))
+                        for _ in range(rng.randrange(40 * scale)))
         out.append(t if isinstance(t, bytes) else t.encode("utf-8", "surrogatepass"))
     return out
 

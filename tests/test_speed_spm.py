@@ -10,10 +10,11 @@ import random
 from itertools import pairwise
 
 import pytest
+from test_speed_paths import outcome, texts
 
 from gguftok import Tokenizer
 from gguftok import synthetic as S
-from gguftok.conformance.generate import WORDS, Generators
+from gguftok.conformance.generate import WORDS
 from gguftok.models import rwkv, spm
 from gguftok.models.piece_cache import PieceCache
 from gguftok.synthetic import CONTROL, NORMAL
@@ -27,33 +28,9 @@ HARD = [SPACE, SPACE * 2, " ", "  ", "a", "é", "e\u0301", "\u304b\u3099", "ｶ�
 
 
 def hostile(rng: random.Random, n: int, pieces: list[bytes] = ()) -> list[bytes]:
-    """Inputs of every kind: the fuzzer's short and long texts, runs of hard pieces (digits, ``▁``, byte-token
-    texts, newlines), byte soup with invalid UTF-8, random code points; many have many lines and words."""
-    gen = Generators(list(pieces), [])
-    out = []
-    for _ in range(n):
-        r = rng.random()
-        if r < 0.2:
-            t = gen.text(rng)
-        elif r < 0.4:
-            t = gen.long_text(rng, rng.choice([300, 1200, 3000]))
-        elif r < 0.55:
-            t = bytes(rng.choice(b"ab \n\xe2\x96\x81\xc3\xa9\xf0\x9f\x98\x80\xff\xc0\xcc\x81\t\xed\xa0\x800159")
-                      for _ in range(rng.randrange(400)))
-        elif r < 0.85:
-            t = "".join(rng.choice(HARD) for _ in range(rng.randrange(400)))
-        else:
-            t = "".join(chr(rng.choice([rng.randrange(0x110000), rng.randrange(0x3100), rng.randrange(128)]))
-                        for _ in range(rng.randrange(200)))
-        out.append(t if isinstance(t, bytes) else t.encode("utf-8", "surrogatepass"))
-    return out
-
-
-def outcome(fn, *args):
-    try:
-        return fn(*args)
-    except ValueError as e:  # EncodeError: the same error both ways
-        return type(e).__name__, str(e)
+    """Inputs of every kind (:func:`test_speed_paths.texts`), five times as long and with this file's hard pieces
+    (digits, ``▁``, byte-token texts, newlines): many have many lines and words."""
+    return texts(rng, list(pieces), n, hard=HARD, scale=5, long_sizes=(300, 1200, 3000))
 
 
 # ------------------------------------------------------------------------------------------- SentencePiece
