@@ -285,10 +285,6 @@ def _shown(side: Any, word: str) -> str:
         return word
 
 
-def _around(words: list[str], i: int, width: int = 2) -> list[str]:
-    return words[max(0, i - width):i + width + 1]
-
-
 def _first_cut(a: list[str], b: list[str]) -> int:
     """The index of the first word at which two splits of one string part."""
     for i, (x, y) in enumerate(zip(a, b, strict=False)):
@@ -297,15 +293,35 @@ def _first_cut(a: list[str], b: list[str]) -> int:
     return min(len(a), len(b))
 
 
+def _window(ours_words: list[str], theirs_words: list[str]) -> tuple[list[str], list[str]]:
+    """The words of each split between the last cut both make before they first part and the next cut both make
+    after it (the two splits cover one string)."""
+    def cuts(words):
+        out, pos = [], 0
+        for w in words:
+            out.append((pos, pos + len(w)))
+            pos += len(w)
+        return out
+
+    so, st = cuts(ours_words), cuts(theirs_words)
+    bo, bt = {e for _, e in so}, {e for _, e in st}
+    parted = min(bo ^ bt, default=0)
+    common = sorted(bo & bt | {0})
+    a = max((c for c in common if c < parted), default=0)
+    b = min((c for c in common if c > parted), default=max(bo | bt | {0}))
+    return ([w for w, (x, y) in zip(ours_words, so, strict=True) if a <= x and y <= b],
+            [w for w, (x, y) in zip(theirs_words, st, strict=True) if a <= x and y <= b])
+
+
 def _pre_tokenizer(ours_side, side, segment, wo: Words, wt: Words, ours_words, proved: bool):
-    i = _first_cut(ours_words, wt.words)
-    o = [_shown(ours_side, w) for w in _around(ours_words, i)]
-    t = [_shown(ours_side, w) for w in _around(wt.words, i)]
+    wo_part, wt_part = _window(ours_words, wt.words)
+    o = [_shown(ours_side, w) for w in wo_part]
+    t = [_shown(ours_side, w) for w in wt_part]
     rule_o, rule_t = ours_rule(ours_side, "pre-tokenizer"), describe_other(side, "pre-tokenizer")
-    sentence = (f"{rule_o} splits {segment!r} into {o} where {rule_t} makes {t}"
+    sentence = (f"{rule_o} cuts {''.join(o)!r} into {o} where {rule_t} makes {t}"
                 + ("; the other engine's model on llama.cpp's words gives llama.cpp's ids, so the split is the"
                    " difference" if proved else "; the models differ too"))
-    return {"segment": segment, "word": i, "ours_words": o, "theirs_words": t, "proved": proved}, sentence
+    return {"segment": segment, "ours_words": o, "theirs_words": t, "proved": proved}, sentence
 
 
 def _normalizer(ours_side, side, segment, joined_o, joined_t, proved: bool):
@@ -334,9 +350,14 @@ def _model(ours_side, side, wo: Words, ours_words, to_theirs):
         ev["rule"] = "ignore_merges"
     elif (unk_t is not None and unk_t in ids_t) or (unk_o is not None and unk_o in ids_o):
         ev["unknown"] = {"ours": unk_o, "theirs": unk_t}
-        sentence = (f"{ev['word']!r} is unknown to at least one side: llama.cpp gives {ids_o} (its unknown id is "
-                    f"{unk_o}), {describe_other(side, 'model')} gives {ids_t} (its unknown id is {unk_t})")
         ev["rule"] = "unknown"
+        k = first_difference(ids_o, ids_t) or 0
+        a = ids_o[k] if k < len(ids_o) else None
+        b = ids_t[k] if k < len(ids_t) else None
+        sentence = (f"in {ev['word']!r}, where llama.cpp's {ours_rule(ours_side, 'model')} gives "
+                    f"{a} ({ours_side.token_text(a) if a is not None else 'nothing'!r}) the other engine gives "
+                    f"{b} ({side.token_text(b) if b is not None else 'nothing'!r}): a piece the vocabulary lacks is "
+                    f"the unknown id, {unk_o} for llama.cpp and {unk_t} for the other engine's model")
     else:
         step = _merge_parting(ours_side, side, word, to_theirs)
         if step is not None:
@@ -566,12 +587,25 @@ def explain_decode(tok: Any, ids: list[int], other: Any, *, remove_special: bool
             hi = mid
     pos = min(lo, len(ids) - 1) if ids else None
     k = first_difference(list(ours), list(theirs)) or 0
-    ev = {"ours": ours[max(0, k - 12):k + 12], "theirs": theirs[max(0, k - 12):k + 12], "char": k}
-    if pos is not None:
-        tid = ids[pos]
-        ev["token"] = [tid, tok.token_text(tid) if 0 <= tid < tok.n_vocab else None]
+    ev: dict[str, Any] = {"ours": ours[max(0, k - 12):k + 12], "theirs": theirs[max(0, k - 12):k + 12], "char": k}
     side = GgufSide(engine.gguf) if engine.kind == "gguf" else _hf_side(engine)
     sentence = _decode_sentence(GgufSide(tok), side, ours, theirs, k)
+    if pos is not None and sentence is None:
+        # what each side writes for the token at which the texts part
+        def piece(decode):
+            before, upto = decode(ids[:pos]), decode(ids[:pos + 1])
+            return upto[len(before):] if upto.startswith(before) else upto
+
+        tid = ids[pos]
+        po = piece(lambda x: tok.decode(x, remove_special=remove_special, unparse_special=unparse_special))
+        pt = piece(lambda x: engine.decode(x, remove_special))
+        ev["token"] = {"id": tid, "ours": po, "theirs": pt}
+        sentence = (f"token {tid} ({tok.token_text(tid) if 0 <= tid < tok.n_vocab else 'past the vocabulary'!r}) "
+                    f"is written {po!r} by llama.cpp ({_why_piece_ours(tok, tid, pos, len(ids), remove_special)}) "
+                    f"and {pt!r} by the other engine ({_why_piece_theirs(side, tid, pt, remove_special)})")
+    if sentence is None:
+        sentence = (f"the texts part at character {k}: llama.cpp writes {ours[k:k + 12]!r}, "
+                    f"the other {theirs[k:k + 12]!r}")
     d = Disagreement("decode", "decoding", ["decoding"], pos, {"decoding": ev}, sentence, ours, theirs,
                      engine.name)
     if engine.kind == "gguf":
@@ -581,7 +615,7 @@ def explain_decode(tok: Any, ids: list[int], other: Any, *, remove_special: bool
     return d
 
 
-def _decode_sentence(ours_side: GgufSide, side: Any, ours: str, theirs: str, k: int) -> str:
+def _decode_sentence(ours_side: GgufSide, side: Any, ours: str, theirs: str, k: int) -> str | None:
     v = ours_side.vocab
     a, b = ours[k:k + 1], theirs[k:k + 1]
     if (v.clean_spaces and b == " " and theirs[:k] + theirs[k + 1:] == ours[:k] + ours[k + 1:]) \
@@ -593,8 +627,30 @@ def _decode_sentence(ours_side: GgufSide, side: Any, ours: str, theirs: str, k: 
         return f"llama.cpp keeps a leading space; {describe_other(side, 'decoding')} drops it"
     if b == " " and k == 0 and ours == theirs[1:]:
         return f"llama.cpp drops the leading space of the first token; {describe_other(side, 'decoding')} keeps it"
-    return (f"the texts part at character {k}: llama.cpp writes {ours[max(0, k - 6):k + 6]!r}, "
-            f"{describe_other(side, 'decoding')} writes {theirs[max(0, k - 6):k + 6]!r}")
+    return None
+
+
+def _why_piece_ours(tok: Any, tid: int, pos: int, n: int, remove_special: bool) -> str:
+    v = tok.vocab
+    if tid in v.special_cache:
+        ends = (pos == 0 and tid == v.special["bos"]) or (pos == n - 1 and tid == v.special["eos"])
+        if remove_special and ends:
+            return "remove_special drops the BOS/EOS it adds, at the ends"
+        if remove_special:
+            return "remove_special drops only the BOS/EOS it adds at the ends; this one stays"
+        return "a special token, written as its text"
+    return "an ordinary token"
+
+
+def _why_piece_theirs(side: Any, tid: int, piece: str, remove_special: bool) -> str:
+    added = getattr(side, "_added", {}).get(tid)
+    if "\ufffd" in piece:
+        return "bytes it cannot read as a character"
+    if added is not None and added.special:
+        return "skip_special_tokens drops every special token" if remove_special else "a special added token"
+    if added is not None:
+        return "an added token"
+    return "an ordinary token of its vocabulary"
 
 
 # ------------------------------------------------------------------------------------- two GGUF files

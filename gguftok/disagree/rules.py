@@ -196,12 +196,12 @@ def describe_other(side: Any, stage: str, **kw: Any) -> str:
             return f"the other engine's post-processor ({how}) adds tokens it does not take back out"
         before, after = added
         if not before and not after:
-            return f"the other engine adds nothing ({how})"
+            return f"the other engine adds nothing (its post-processor: {how})"
         parts = []
         for t in before + after:
             past = f", past the end of the vocabulary ({n_vocab:,} tokens)" if n_vocab and t >= n_vocab else ""
             parts.append(f"{t} {side.token_text(t)!r}{past}")
-        return f"the other engine adds {', '.join(parts)} ({how})"
+        return f"the other engine adds {', '.join(parts)} (its post-processor: {how})"
     if stage == "decoding":
         comps = [_describe(c) for c in _components(cfg.get("decoder"))]
         return "the other engine's decoder (" + (" then ".join(comps) if comps else "none") + ")"

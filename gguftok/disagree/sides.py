@@ -18,6 +18,7 @@ A side answers, for a text:
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -249,11 +250,12 @@ class HFSide:
         return out
 
     def unk_id(self) -> int | None:
+        """The model's unknown id (a Unigram model keeps it in its state, read from the first bytes only)."""
         unk = getattr(self.hf.model, "unk_token", None)
         if isinstance(unk, str):
             return self.hf.token_to_id(unk)
-        unk_id = getattr(self.hf.model, "unk_id", None)
-        return unk_id if isinstance(unk_id, int) else None
+        m = re.search(rb'"unk_id":(\d+)', self.hf.model.__getstate__()[:200])
+        return int(m.group(1)) if m else None
 
     def merge_ranks(self) -> dict[str, int] | None:
         """The other BPE model's merges as gguftok's rank table (``None`` for another model)."""
