@@ -241,6 +241,15 @@ def test_a_bad_tokenizer_json_is_one_clear_error(llama3, tmp_path):
         explain(llama3, "x", [1, "2"])
 
 
+def test_text_the_other_engine_cannot_read_is_one_clear_error(toks):
+    tok = toks("qwen2")
+    hf = transformers_tokenizer(tok)
+    for text in (b"ab\xffcd", "ab\ud800cd"):
+        with pytest.raises(OtherEngineError, match=r"valid UTF-8 only.*at character 2"):
+            explain(tok, text, hf)
+    assert explain(tok, b"ab\xffcd", tok).stage is None  # llama.cpp's side reads the bytes as they are
+
+
 def test_every_kind_of_other_gives_the_same_answer(toks, tmp_path):
     tok = toks("deepseek-coder")
     hf = transformers_tokenizer(tok)

@@ -135,6 +135,12 @@ def explain(tok: Any, text: str, other: Any, *, add_special: bool = True, parse_
     ours = ours_side.encode(text, add_special, parse_special)
     if engine.kind == "ids":
         return _explain_ids(ours_side, text, engine.ids, add_special, parse_special)
+    if engine.kind in ("tokenizers", "transformers"):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise OtherEngineError(f"the other engine reads valid UTF-8 only; the text has {text[e.start]!r} "
+                                   f"(not a character) at character {e.start}") from None
     theirs = engine.encode(text, add_special, parse_special)
     if ours == theirs:
         return _agree("encode", ours, theirs, engine.name)

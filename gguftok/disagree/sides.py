@@ -127,8 +127,8 @@ class GgufSide:
         tok, v = self.tok, self.vocab
         data = text_bytes(segment)
         if v.type == "bpe" and tok.pre is not None and v.model not in ("whitespace", "hybriddna"):
-            traces = tok.trace(segment, parse_special)
-            return Words(["".join(t.symbols) for t in traces], [t.ids for t in traces])
+            words = [w for w in tok.words(segment, parse_special) if isinstance(w, str)]  # spelled, as merged
+            return Words(words, [tok.model.word_ids(w) for w in words])
         ids = self.alone(segment, parse_special)
         if v.type == "spm":
             raw = (b" " + data) if v.add_space_prefix else data
