@@ -7,6 +7,7 @@
     gguftok info hf://Qwen/Qwen2.5-0.5B-Instruct-GGUF/qwen2.5-0.5b-instruct-q4_k_m.gguf
     gguftok chat model.gguf --messages '[{"role": "user", "content": "Hi"}]'
     gguftok conformance                                      # llama.cpp's own cases on every vocabulary
+    gguftok why model.gguf "Hello world" --other tokenizer.json  # where another engine parts from llama.cpp
     gguftok fetch                                            # the pinned reference vocabularies
     gguftok cache [list | clear]                             # the kept metadata of remote models
 
@@ -18,7 +19,8 @@ metadata is read (``--allow-full-download``, ``--timeout``, ``--deadline``, ``--
 Every failure prints one line on stderr: exit status 2 for a bad command line (an option's value, a file
 that is not a regular one, an input over ``--max-input-bytes``, JSON that is malformed or nested too deeply),
 1 for a failure while carrying it out (a malformed GGUF file, a template error); ``--debug`` shows the
-traceback. Text inputs (``-f``, ``--stdin``, ``--messages-file``, standard input) are read up to
+traceback. ``why`` answers with its exit status (0: the engines agree, 1: they disagree), so every failure of
+``why`` exits 2. Text inputs (``-f``, ``--stdin``, ``--messages-file``, standard input) are read up to
 ``--max-input-bytes`` (16 MiB unless raised), and a file argument must be a regular file: a device, FIFO or
 directory is refused before it is read (pipe it to standard input instead).
 """
@@ -387,6 +389,162 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def why_other(ref: str, args: argparse.Namespace) -> Any:
+    """What ``--other`` names, by what the file is: a GGUF file (its magic) becomes a gguftok Tokenizer, a JSON
+    file a ``tokenizers.Tokenizer``; a remote reference (``https://``, ``hf://``, ``ollama:``) is a GGUF."""
+    from .disagree.engines import load_tokenizer_json
+    from .metadata import open_regular_file
+    from .sources import kind_of
+
+    if kind_of(ref) != "file":
+        return _load(ref, args)
+    if ref.startswith("file://"):
+        import urllib.parse
+
+        ref = urllib.parse.unquote(urllib.parse.urlsplit(ref).path)
+    try:
+        fd = open_regular_file(ref, lambda why: UsageError(f"--other {ref}: {why}"))
+    except FileNotFoundError:
+        raise UsageError(f"--other {ref}: no such file (a tokenizer.json or a GGUF file)") from None
+    with os.fdopen(fd, "rb") as f:
+        head = f.read(64)
+    if head[:4] == b"GGUF":
+        return _load(ref, args)
+    if head.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"{":
+        load_tokenizer_json(ref)  # an OtherEngineError now, before the model is read, if it does not load
+        return ref  # the path itself: the explanation names the other engine by its file name
+    raise UsageError(f"--other {ref}: neither a GGUF file (no GGUF magic) nor a tokenizer.json (not a JSON object)")
+
+
+def parse_ids(text: str, what: str) -> list[int]:
+    """A JSON list of token ids (``--ids``, ``--decode``), or a :class:`UsageError` saying what is wrong."""
+    ids = parse_json(text, what)
+    if not isinstance(ids, list) or not all(type(i) is int for i in ids):
+        raise UsageError(f"{what} must be a JSON list of integers, e.g. [9707, 1879]")
+    return ids
+
+
+def cmd_why(args: argparse.Namespace) -> int:
+    """Why another engine tokenizes (or decodes) otherwise than llama.cpp: the stage, the rule, the evidence."""
+    if args.decode is not None:
+        if args.ids is not None:
+            raise UsageError("--ids gives another engine's encoding; it cannot explain a decoding (--decode): "
+                             "use --other or --transformers")
+        for given, option in ((args.text is not None, "TEXT"), (args.file is not None, "--file"),
+                              (args.stdin, "--stdin"), (args.no_add_special, "--no-add-special"),
+                              (args.parse_special, "--parse-special")):
+            if given:
+                raise UsageError(f"{option} is for encoding; --decode explains the decoding of its ids")
+        decode_ids = parse_ids(args.decode, "--decode")
+        text = None
+    else:
+        if args.remove_special:
+            raise UsageError("--remove-special is for decoding (--decode IDS)")
+        if args.text is not None and (args.file is not None or args.stdin):
+            raise UsageError("give the text once: TEXT, --file or --stdin")
+        if args.stdin:
+            data = read_input(None, args.max_input_bytes, "standard input")
+        elif args.file is not None:  # exact bytes
+            data = read_input(args.file, args.max_input_bytes, "--file")
+        elif args.text is not None:
+            data = args.text.encode("utf-8", "surrogateescape")
+            if not args.no_escape:
+                data = process_escapes(data)
+        else:
+            raise UsageError("must give the text to explain: TEXT, --file or --stdin (or --decode IDS)")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise UsageError(f"the text is not UTF-8 (byte {e.start}: {e.reason}); the engines compared take "
+                             "Unicode text") from None
+        decode_ids = None
+    their_ids = parse_ids(args.ids, "--ids") if args.ids is not None else None
+    if args.transformers:  # transformers says at import that PyTorch is missing: not what was asked
+        os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+    from .disagree import explain, explain_decode, transformers_tokenizer
+
+    tok = _load(args.model, args)
+    if their_ids is not None:
+        other: Any = their_ids
+    elif args.transformers:
+        other = transformers_tokenizer(tok)
+    else:
+        other = why_other(args.other, args)
+    if decode_ids is not None:
+        n = tok.n_vocab
+        bad = next((i for i in decode_ids if not 0 <= i < n), None)
+        if bad is not None:
+            raise UsageError(f"--decode: token id {bad} is out of range: the vocabulary has {n} tokens")
+        d = explain_decode(tok, decode_ids, other, remove_special=args.remove_special)
+    else:
+        d = explain(tok, text, other, add_special=not args.no_add_special, parse_special=args.parse_special)
+    if args.json:
+        given = {"model": args.model, "other": "transformers" if args.transformers else
+                 ("ids" if their_ids is not None else args.other)}
+        if decode_ids is not None:
+            given |= {"decode": decode_ids, "remove_special": args.remove_special}
+        else:
+            given |= {"text": text, "add_special": not args.no_add_special, "parse_special": args.parse_special}
+            if their_ids is not None:
+                given["ids"] = their_ids
+        out = {"input": given, "agree": d.stage is None, **d.to_dict()}
+        data = json.dumps(out, ensure_ascii=False, indent=1, default=_json_default) + "\n"
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data.encode("utf-8", "backslashreplace"))
+        sys.stdout.buffer.flush()
+    else:
+        print(why_text(d))
+    return 0 if d.stage is None else 1
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", "backslashreplace")
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def _ids_around(ids: list[int], at: int | None, width: int = 8) -> str:
+    """Ids as ``[1, 2, 3]``; a long list as the window around ``at``, with ``...`` for the rest."""
+    if len(ids) <= 2 * width + 4:
+        return "[" + ", ".join(map(str, ids)) + "]"
+    at = 0 if at is None else at
+    lo, hi = max(0, at - width), min(len(ids), at + width + 1)
+    inner = ", ".join(map(str, ids[lo:hi]))
+    return (f"[{'... ' if lo else ''}{inner}{' ...' if hi < len(ids) else ''}] "
+            f"({len(ids)} ids; shown from {lo})")
+
+
+def why_text(d: Any) -> str:
+    """The plain output of ``why``: the verdict, the explanation, both sides' results and the evidence."""
+    lines = [str(d)]
+    label = max(len("llama.cpp"), len(d.other))
+    if d.kind == "encode":
+        lines.append(f"{'llama.cpp':{label}s}  {_ids_around(d.ours, d.position)}")
+        lines.append(f"{d.other:{label}s}  {_ids_around(d.theirs, d.position)}")
+    else:
+        lines.append(f"{'llama.cpp':{label}s}  {_json_shown(d.ours, 400)}")
+        lines.append(f"{d.other:{label}s}  {_json_shown(d.theirs, 400)}")
+    for stage, evidence in d.evidence.items():
+        lines.append(f"evidence ({stage}):")
+        items = evidence.items() if isinstance(evidence, dict) else [("", evidence)]
+        for key, value in items:
+            lines.append(f"  {key}: {_json_shown(value)}" if key else f"  {_json_shown(value)}")
+    return "\n".join(lines)
+
+
+def _json_shown(value: Any, limit: int = 300) -> str:
+    """A value as one line of JSON (strings quoted, so spaces show), escaped to ASCII if it holds anything a
+    terminal would not print as it is."""
+    text = json.dumps(value, ensure_ascii=False, default=_json_default)
+    if not text.isprintable():
+        text = json.dumps(value, ensure_ascii=True, default=_json_default)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 # What a --var cannot name: the parameters of the calls it is passed to (they would collide with it), and
 # for those that have one, the option that sets it instead.
 _OPTION_FOR = {"messages": "--messages or --messages-file", "tools": "--tools", "documents": "--documents",
@@ -649,6 +807,44 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--vocab-dir", help="default: the fetched data/vocab")
     p.set_defaults(func=cmd_conformance)
 
+    p = sub.add_parser("why", help="why another engine tokenizes a text otherwise than llama.cpp",
+                       description="Encodes TEXT with MODEL (llama.cpp's rules) and with another engine under the "
+                       "same flags; if the ids differ, runs both pipelines stage by stage and names the stage where "
+                       "they part (flags, special-match, special-context, normalizer, pre-tokenizer, model, bos-eos), "
+                       "the rule on each side and the evidence. --decode IDS explains a decoding instead. Exit "
+                       "status: 0 the engines agree, 1 they disagree, 2 anything else (a bad command line, a file "
+                       "that cannot be read, a tokenizer that does not load).")
+    p.add_argument("model", metavar="MODEL", help=MODEL_HELP)
+    p.add_argument("text", nargs="?", metavar="TEXT",
+                   help="the text to explain; escapes (\\n, \\t, \\xHH, ...) are processed as in tokenize -p")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("-f", "--file", help="read the text from this file, as exact bytes (UTF-8)")
+    src.add_argument("--stdin", action="store_true", help="read the text from standard input, as exact bytes")
+    other = p.add_mutually_exclusive_group(required=True)
+    other.add_argument("--other", metavar="TOKENIZER",
+                       help="the other engine: a tokenizer.json, or a second GGUF file (a path, https://, hf:// "
+                       "or ollama: reference); a local file is told apart by its content")
+    other.add_argument("--transformers", action="store_true",
+                       help="the other engine is transformers' own conversion of MODEL (what gguf_file= builds)")
+    other.add_argument("--ids", metavar="JSON",
+                       help="the ids another engine gave for TEXT, as a JSON list (the stage is then narrowed "
+                       "down from the ids alone)")
+    p.add_argument("--decode", metavar="IDS", help="explain the decoding of these ids (a JSON list) instead")
+    p.add_argument("--no-add-special", action="store_true",
+                   help="add no BOS/EOS on either side (transformers: add_special_tokens=False)")
+    p.add_argument("--parse-special", action="store_true",
+                   help="read special-token text as tokens on both sides (transformers: split_special_tokens="
+                   "False)")
+    p.add_argument("--remove-special", action="store_true",
+                   help="with --decode: drop special tokens (transformers: skip_special_tokens=True)")
+    p.add_argument("--no-escape", action="store_true", help="take TEXT as written, without processing escapes")
+    p.add_argument("--json", action="store_true",
+                   help="machine-readable output: the input, and the stage, explanation and evidence")
+    p.add_argument("--max-input-bytes", type=parse_size, default=DEFAULT_MAX_INPUT, metavar="N",
+                   help="read at most this much text from --file or --stdin (default 16M; K, M, G suffixes)")
+    add_source_options(p)
+    p.set_defaults(func=cmd_why, failure_status=2)
+
     p = sub.add_parser("fetch", help="download and verify llama.cpp's 19 reference vocabularies",
                        description="Downloads the pinned llama-cpp-python sdist once, checks it, extracts the "
                        "vocabularies and their test cases.")
@@ -664,10 +860,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra and getattr(args, "command", None) == "why" and args.text is None:
+        # argparse fills an optional positional only beside the other positionals (MODEL TEXT): a TEXT after
+        # an option (why MODEL --transformers TEXT, or -- TEXT) comes back unrecognized, and is that TEXT
+        rest = extra[1:] if extra[0] == "--" else extra
+        if len(rest) == 1 and (extra[0] == "--" or not rest[0].startswith("-")):
+            args.text, extra = rest[0], []
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if hasattr(sys.stdout, "reconfigure"):  # text a locale cannot show is escaped, never a crash halfway
         sys.stdout.reconfigure(errors="backslashreplace")
     prog = f"{parser.prog} {args.command}"
+    failed = getattr(args, "failure_status", 1)  # why: 1 is its answer (they disagree), so a failure is 2
     try:
         return args.func(args)
     except BrokenPipeError:  # the reader went away (``gguftok info x | head``): stop quietly, as Unix tools do
@@ -687,13 +892,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             raise
         print(f"gguftok: error: {one_line(str(e))}", file=sys.stderr)
-        return 1
+        return failed
     except Exception as e:  # a bug: still one line, with the way to see more
         if args.debug:
             raise
         print(f"gguftok: internal error (please report it, with the traceback --debug shows): "
               f"{type(e).__name__}: {one_line(str(e))}", file=sys.stderr)
-        return 1
+        return failed
 
 
 if __name__ == "__main__":

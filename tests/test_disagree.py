@@ -244,10 +244,13 @@ def test_a_bad_tokenizer_json_is_one_clear_error(llama3, tmp_path):
 def test_text_the_other_engine_cannot_read_is_one_clear_error(toks):
     tok = toks("qwen2")
     hf = transformers_tokenizer(tok)
-    for text in (b"ab\xffcd", "ab\ud800cd"):
-        with pytest.raises(OtherEngineError, match=r"valid UTF-8 only.*at character 2"):
-            explain(tok, text, hf)
-    assert explain(tok, b"ab\xffcd", tok).stage is None  # llama.cpp's side reads the bytes as they are
+    with pytest.raises(OtherEngineError, match=r"valid UTF-8 only.*at character 2"):
+        explain(tok, "ab\ud800cd", hf)
+    assert explain(tok, "ab\ud800cd", tok).stage is None  # llama.cpp's side reads its three bytes
+    with pytest.raises(OtherEngineError, match="not, at byte 2"):
+        explain(tok, b"ab\xffcd", tok)  # as a str, its bytes would not come back
+    d = explain(tok, b"caf\xc3\xa9", [68796, 5691])
+    assert d.ours == tok.encode(b"caf\xc3\xa9")
 
 
 def test_every_kind_of_other_gives_the_same_answer(toks, tmp_path):

@@ -116,7 +116,11 @@ def _text(text: Any) -> str:
     if isinstance(text, str):
         return text
     if isinstance(text, (bytes, bytearray, memoryview)):
-        return bytes(text).decode("utf-8", "surrogateescape")
+        try:
+            return bytes(text).decode("utf-8")
+        except UnicodeDecodeError as e:  # as a str its bytes would come back otherwise (a surrogate is 3 bytes)
+            raise OtherEngineError(f"explain reads text as valid UTF-8; these bytes are not, at byte {e.start}"
+                                   ) from None
     raise TypeError(f"text must be str or bytes, not {type(text).__name__}")
 
 
@@ -346,13 +350,15 @@ def _model(ours_side, side, wo: Words, ours_words, to_theirs):
     ids_o, ids_t = wo.ids[i] if wo.ids else [], per_word[i] if per_word else []
     ev: dict[str, Any] = {"word": _shown(ours_side, word), "ours": ids_o, "theirs": ids_t,
                           "ours_tokens": [ours_side.token_text(t) for t in ids_o],
-                          "theirs_tokens": [side.token_text(t) for t in ids_t]}
+                          "theirs_tokens": [side.token_text(t) for t in ids_t],
+                          "ours_text": [_shown(ours_side, ours_side.token_text(t)) for t in ids_o],
+                          "theirs_text": [_shown(ours_side, side.token_text(t)) for t in ids_t]}
     v = ours_side.vocab
     unk_o, unk_t = ours_side.unk_id(), side.unk_id()
     if v.type == "bpe" and v.ignore_merges and len(ids_o) == 1 and len(ids_t) > 1:
         sentence = (f"llama.cpp's `{_pre(ours_side)}` vocabulary ignores merges for a word that is a token: "
                     f"{ev['word']!r} is token {ids_o[0]} whole; {describe_other(side, 'model')} merges it pair by "
-                    f"pair into {ev['theirs_tokens']}")
+                    f"pair into {ev['theirs_text']}")
         ev["rule"] = "ignore_merges"
     elif (unk_t is not None and unk_t in ids_t) or (unk_o is not None and unk_o in ids_o):
         ev["unknown"] = {"ours": unk_o, "theirs": unk_t}
@@ -368,8 +374,8 @@ def _model(ours_side, side, wo: Words, ours_words, to_theirs):
         step = _merge_parting(ours_side, side, word, to_theirs)
         if step is not None:
             ev["merge"] = step
-        sentence = (f"the same word {ev['word']!r} becomes {ev['ours_tokens']} in llama.cpp's "
-                    f"{ours_rule(ours_side, 'model')} and {ev['theirs_tokens']} in {describe_other(side, 'model')}"
+        sentence = (f"the same word {ev['word']!r} becomes {ev['ours_text']} in llama.cpp's "
+                    f"{ours_rule(ours_side, 'model')} and {ev['theirs_text']} in {describe_other(side, 'model')}"
                     + (f"; the merges part at step {step['step']}: llama.cpp merges {step['ours']!r}, the other "
                        f"{step['theirs']!r}" if step else ""))
     return ev, sentence
@@ -482,8 +488,8 @@ def _explain_ids(ours_side: GgufSide, text: str, ids: list[int], add_special: bo
         ours_added = strip_added(ours, core)
         return done("bos-eos", {"theirs": {"before": split[0], "after": split[1]},
                                 "ours": {"before": ours_added[0], "after": ours_added[1]} if ours_added else None},
-                    f"without what each adds around them the ids agree: llama.cpp adds {list(ours_added or ())}, "
-                    f"the other engine {list(split)}")
+                    f"without what each adds around them the ids agree: llama.cpp adds "
+                    f"{_added_words(tok, ours_added)}, the other ids {_added_words(tok, split)}")
     n = tok.n_vocab
     if any(not 0 <= i < n for i in ids):
         bad = next(i for i in ids if not 0 <= i < n)
@@ -522,6 +528,18 @@ def _explain_ids(ours_side: GgufSide, text: str, ids: list[int], add_special: bo
                         f"`{_pre(ours_side)}` pre-tokenizer ends a word: the other engine split the text otherwise")
     return done("model", {}, "the other ids keep within llama.cpp's words but cut them into other tokens: the "
                              "merges (or the pieces) differ")
+
+
+def _added_words(tok: Any, added: tuple[list[int], list[int]] | None) -> str:
+    """``before`` and ``after`` ids in words: "128000 '<|begin_of_text|>' before", "nothing"."""
+    if not added or not (added[0] or added[1]):
+        return "nothing"
+    def name(t: int) -> str:
+        return f"{t} {tok.token_text(t)!r}" if 0 <= t < tok.n_vocab else f"{t} (past the vocabulary)"
+
+    parts = [f"{', '.join(map(name, ids))} {where}" for ids, where in zip(added, ("before", "after"), strict=True)
+             if ids]
+    return " and ".join(parts)
 
 
 def text_bytes_of(text: str) -> bytes:

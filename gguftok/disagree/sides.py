@@ -251,11 +251,14 @@ class HFSide:
 
     def unk_id(self) -> int | None:
         """The model's unknown id (a Unigram model keeps it in its state, read from the first bytes only)."""
-        unk = getattr(self.hf.model, "unk_token", None)
-        if isinstance(unk, str):
-            return self.hf.token_to_id(unk)
-        m = re.search(rb'"unk_id":(\d+)', self.hf.model.__getstate__()[:200])
-        return int(m.group(1)) if m else None
+        if not hasattr(self, "_unk"):
+            unk = getattr(self.hf.model, "unk_token", None)
+            if isinstance(unk, str):
+                self._unk = self.hf.token_to_id(unk)
+            else:  # its state is the whole vocabulary: read once
+                m = re.search(rb'"unk_id":(\d+)', self.hf.model.__getstate__()[:200])
+                self._unk = int(m.group(1)) if m else None
+        return self._unk
 
     def merge_ranks(self) -> dict[str, int] | None:
         """The other BPE model's merges as gguftok's rank table (``None`` for another model)."""
