@@ -82,7 +82,7 @@ def test_errors_are_one_line_and_nonzero(tmp_path, llama):
 
 
 def test_every_subcommand_has_help():
-    for cmd in ("tokenize", "detokenize", "info", "chat", "conformance", "fetch", "doctor"):
+    for cmd in ("tokenize", "detokenize", "info", "chat", "conformance", "fetch", "doctor", "why", "cache"):
         r = run(cmd, "--help")
         assert r.returncode == 0 and b"usage: gguftok " + cmd.encode() in r.stdout
 
