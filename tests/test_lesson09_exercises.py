@@ -1,5 +1,6 @@
 """Lesson 09's exercises: the cases read as llama.cpp reads them, an encoder called once per case and in order,
-and some first differences of the wrong variants, written out by hand."""
+the model inputs of the lesson's disagreements as the two engines give them, and some first differences of the
+wrong variants, written out by hand."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from solutions_loader import solved, wrong_variants
 from gguftok.conformance.cases import SEPARATOR
 from gguftok.exercises import EXERCISES, check
 from gguftok.exercises._core import Raises
-from gguftok.exercises.lesson09 import ToyEncoder, case_files
+from gguftok.exercises.lesson09 import LESSON_WORDS, ToyEncoder, case_files
 
 WRONG = wrong_variants()
 
@@ -102,3 +103,77 @@ def test_the_reports_name_the_lesson_cases():
     assert r.expected == "[(b'Hello', [9707]), (b' world', [1879])]" and r.detail.startswith("ValueError: 3 texts")
     r = check("09.first_difference", WRONG["09.first_difference"])
     assert r.call == "first_difference([1, 2], [1, 2, 5])" and r.expected == "2" and r.got == "None"
+
+
+# ------------------------------------------------------------------------------------------- word_stages
+def _both_checked(ours_words, theirs_words, theirs_on_ours, ours_ids):
+    """Other characters reported as a split as well: a split cannot be compared on other characters."""
+    stages = []
+    if "".join(ours_words) != "".join(theirs_words):
+        stages.append("normalizer")
+    if [len(w) for w in ours_words] != [len(w) for w in theirs_words]:
+        stages.append("pre-tokenizer")
+    if theirs_on_ours is not None and theirs_on_ours != ours_ids:
+        stages.append("model")
+    return stages
+
+
+def _none_differs(ours_words, theirs_words, theirs_on_ours, ours_ids):
+    """A model that was not run counted as one that disagrees."""
+    stages = solved("09.word_stages")(ours_words, theirs_words, [], [])
+    return stages + (["model"] if theirs_on_ours != ours_ids else [])
+
+
+def _first_stage_only(ours_words, theirs_words, theirs_on_ours, ours_ids):
+    """Stops at the first stage that differs: the model is never checked after other words."""
+    return solved("09.word_stages")(ours_words, theirs_words, theirs_on_ours, ours_ids)[:1]
+
+
+def test_word_stages_solution_passes_and_names_the_lesson_stages():
+    assert check("09.word_stages", solved("09.word_stages")).ok
+    stages = {key: solved("09.word_stages")(*args) for key, args in LESSON_WORDS.items()}
+    assert stages == {("deepseek-coder", "\tThe cat"): ["pre-tokenizer"], ("deepseek-coder", "  42"): ["pre-tokenizer"],
+                      ("deepseek-coder", " ½"): ["pre-tokenizer"], ("llama-spm", "  42"): ["normalizer"],
+                      ("llama-bpe", "Cửa Việt"): ["model"], ("llama-bpe", "Hello world"): [],
+                      ("llama-spm", "Hello world"): []}
+
+
+def test_word_stages_lesson_inputs_are_the_two_engines_own():
+    """Each of the notebook's model inputs, recomputed: llama.cpp's words and ids from gguftok, the other words
+    and the other model's ids on llama.cpp's words from transformers' conversion of the same file."""
+    pytest.importorskip("transformers")
+    from gguftok.disagree import transformers_tokenizer
+    from gguftok.disagree.engines import as_engine
+    from gguftok.disagree.sides import GgufSide, HFSide
+    from gguftok.exercises._data import tokenizer
+
+    for (name, text), (ours_words, theirs_words, on_ours, ours_ids) in LESSON_WORDS.items():
+        tok = tokenizer(name)
+        ours, theirs = GgufSide(tok), HFSide(as_engine(transformers_tokenizer(tok)))
+        wo, wt = ours.model_input(text, False), theirs.model_input(text, False)
+        assert (wo.words, wt.words, theirs.run_model(wo.words), wo.flat) == (ours_words, theirs_words, on_ours,
+                                                                             ours_ids), (name, text)
+
+
+def test_word_stages_generated_cases_cover_every_outcome():
+    ex = EXERCISES["09.word_stages"]
+    outcomes = {tuple(ex.expected(k)) for k in range(len(ex.cases()))}
+    assert outcomes >= {(), ("normalizer",), ("pre-tokenizer",), ("model",), ("normalizer", "model"),
+                        ("pre-tokenizer", "model")}
+    assert any(case.args[2] is None and case.args[0] != case.args[1] for case in ex.cases())
+
+
+def test_word_stages_wrong_versions_fail_with_clear_reports():
+    r = check("09.word_stages", WRONG["09.word_stages"])  # other characters blamed on the split
+    assert r.status == "failed" and r.case == 3
+    assert r.call == "word_stages(['▁▁▁42'], ['▁▁42'], [1678, 29946, 29906], [1678, 29946, 29906])"
+    assert r.expected == "['normalizer']" and r.got == "['pre-tokenizer']"
+    r = check("09.word_stages", _both_checked)
+    assert r.case == 3 and r.got == "['normalizer', 'pre-tokenizer']"
+    assert r.detail.startswith("first difference at index 1")
+    r = check("09.word_stages", _none_differs)
+    assert r.case == 7 and r.expected == "['pre-tokenizer']" and r.got == "['pre-tokenizer', 'model']"
+    assert r.call == "word_stages(['ab', 'Ġa'], ['a', 'bĠ', 'a'], None, [5, 6])"
+    r = check("09.word_stages", _first_stage_only)
+    assert r.case == 8 and r.expected == "['normalizer', 'model']" and r.got == "['normalizer']"
+    assert r.rerun == r.call == "word_stages(['▁▁a'], ['▁a', 'b'], [1, 2], [3])"

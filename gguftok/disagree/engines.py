@@ -170,6 +170,8 @@ def transformers_tokenizer(tok: Any) -> Any:
 
     if not isinstance(tok, Tokenizer):
         tok = Tokenizer.from_gguf(tok)
+    # transformers says on import that PyTorch is missing: true, and not needed for a tokenizer
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
     try:
         from transformers import PreTrainedTokenizerFast
     except ImportError:

@@ -127,8 +127,10 @@ class GgufSide:
         tok, v = self.tok, self.vocab
         data = text_bytes(segment)
         if v.type == "bpe" and tok.pre is not None and v.model not in ("whitespace", "hybriddna"):
-            words = [w for w in tok.words(segment, parse_special) if isinstance(w, str)]  # spelled, as merged
-            return Words(words, [tok.model.word_ids(w) for w in words])
+            # the words as encode cuts them (the segment holds no special token), spelled as the merges spell them
+            text = segment.replace(" ", "\u2581") if v.escape_whitespaces else segment
+            words = [w for w in tok.pre.words(text) if w]
+            return Words([tok.model.spell(w) for w in words], [tok.model.text_word_ids(w) for w in words])
         ids = self.alone(segment, parse_special)
         if v.type == "spm":
             raw = (b" " + data) if v.add_space_prefix else data

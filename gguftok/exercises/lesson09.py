@@ -1,4 +1,5 @@
-"""Lesson 09 · conformance: read llama.cpp's .inp/.out test files, run them, name the first difference."""
+"""Lesson 09 · conformance: read llama.cpp's .inp/.out test files, run them, name the first difference, and prove
+the stage at which two engines part."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from functools import cache
 from ..conformance.cases import SEPARATOR
 from ..conformance.cases import read_cases as _gguftok_read_cases
 from ..data import vocab_dir
+from ..disagree import word_stages as _word_stages
 from ..viz.conformance_view import first_difference as _first_difference
 from ._core import Case, Exercise, short
 from ._data import random_text, rng, tokenizer
@@ -83,18 +85,11 @@ read_cases = Exercise(
     title="read an .inp/.out pair as llama.cpp does",
     statement=(
         "Write `read_cases(inp, out)`: the cases of a pair of test files, as a list of `(text, expected ids)`\n"
-        "in file order. `inp` is the .inp file's bytes, `out` the .out file's text. The rules are those of\n"
-        "llama.cpp's `tests/test-tokenizer-0.cpp`:\n\n"
-        "- the texts are the pieces of `inp` between separators `b\"\\n__ggml_vocab_test__\\n\"` (the constant\n"
-        "  `SEPARATOR` in your file), kept as bytes. Read from the start: up to the next separator is one text,\n"
-        "  reading goes on after it. A separator at the very end of the file starts no further text; so an empty\n"
-        "  file has no texts, and a file that starts with a separator starts with an empty text;\n"
-        "- the lines of `out` are the pieces between `\"\\n\"`; a final `\"\\n\"` ends the last line and starts no\n"
-        "  other. Line `k` holds the ids of text `k`: strip whitespace from both ends (the files write a space\n"
-        "  before every id, and a line may end in `\\r`), then the ids are separated by single spaces; an empty\n"
-        "  line is an empty list;\n"
-        "- when the numbers of texts and lines differ, raise `ValueError` (llama.cpp stops with \"different\n"
-        "  number of tests\"); so does an id that is not an integer (`int` raises it for you).\n\n"
+        "in file order. `inp` is the .inp file's bytes, `out` the .out file's text. Follow the rules of\n"
+        "llama.cpp's `tests/test-tokenizer-0.cpp` as notebook 09 lists them: the texts lie between separators\n"
+        "(the constant `SEPARATOR` in your file), kept as bytes; line `k` of `out` holds the ids of text `k`,\n"
+        "and a final `\"\\n\"` ends the last line and starts no other. When the numbers of texts and lines\n"
+        "differ, raise `ValueError`; so does an id that is not an integer (`int` raises it for you).\n\n"
         "The check uses the examples above, all 15 pairs in `data/vocab`, and 200 small pairs with empty texts,\n"
         "separator-like words, `\\r`, missing final newlines, a line too many or too few, or a bad id, against\n"
         "`gguftok.conformance.cases.read_cases`."),
@@ -241,4 +236,98 @@ first_difference = Exercise(
     module="conformance",
 )
 
-EXERCISES = [read_cases, run_cases, first_difference]
+
+# ------------------------------------------------------------------------------------------- word_stages
+# The model inputs of the notebook's disagreements with transformers' conversion of the same file (both sides'
+# words, spelled as the vocabulary spells its tokens), the other model's ids on llama.cpp's words, llama.cpp's
+# ids; tests/test_lesson09_exercises.py recomputes each one from the two engines.
+LESSON_WORDS = {
+    ("deepseek-coder", "\tThe cat"): (["ĉThe", "Ġcat"], ["ĉ", "The", "Ġcat"], [25859, 5939], [25859, 5939]),
+    ("deepseek-coder", "  42"): (["ĠĠ", "4", "2"], ["Ġ", "Ġ42"], [243, 19, 17], [243, 19, 17]),
+    ("deepseek-coder", " ½"): (["Ġ", "Â½"], ["ĠÂ½"], [207, 19192], [207, 19192]),
+    ("llama-spm", "  42"): (["▁▁▁42"], ["▁▁42"], [1678, 29946, 29906], [1678, 29946, 29906]),
+    ("llama-bpe", "Cửa Việt"): (["Cá»Ńa", "ĠViá»ĩt"], ["Cá»Ńa", "ĠViá»ĩt"], [34, 91163, 11655, 26298, 83],
+                                 [34, 91163, 101798]),
+    ("llama-bpe", "Hello world"): (["Hello", "Ġworld"], ["Hello", "Ġworld"], [9906, 1917], [9906, 1917]),
+    ("llama-spm", "Hello world"): (["▁Hello▁world"], ["▁Hello▁world"], [15043, 3186], [15043, 3186]),
+}
+
+_WORD_ALPHABET = "abĠĉ▁4½"
+
+
+def _recut(r, text: str) -> list[str]:
+    """``text`` cut into non-empty words at random places."""
+    cuts = sorted(r.sample(range(1, len(text)), r.randint(0, min(3, len(text) - 1)))) if len(text) > 1 else []
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+
+
+def _random_words(r) -> tuple[list[str], list[str], list[int] | None, list[int]]:
+    """Two model inputs of one text and the ids: the same words, the same characters cut elsewhere, other
+    characters (cut alike or elsewhere); the other model on llama.cpp's words agreeing, not, or not run."""
+    ours = _recut(r, random_text(r, _WORD_ALPHABET, 1, 7))
+    joined = "".join(ours)
+    kind = r.choice(["same", "same", "recut", "chars", "chars+recut"])
+    theirs = list(ours)
+    if kind == "recut":
+        theirs = _recut(r, joined)
+    elif kind.startswith("chars"):
+        k = r.randrange(len(joined))
+        changed = joined[:k] + r.choice(["", "Ġ", "▁", "a", joined[k] * 2]) + joined[k + 1:] or "a"
+        if changed == joined:
+            changed += "Ġ"
+        theirs = _recut(r, changed) if kind.endswith("recut") else [changed[:len(ours[0])], changed[len(ours[0]):]]
+        theirs = [w for w in theirs if w]
+    ids = [r.randrange(1000) for _ in range(r.randint(1, 5))]
+    model = r.choice(["same", "same", "other", "none"])
+    if model == "same":
+        on_ours = list(ids)
+    elif model == "none":
+        on_ours = None
+    else:
+        on_ours = list(ids)
+        action = r.choice(["change", "add", "drop"])
+        if action == "change":
+            on_ours[r.randrange(len(on_ours))] += 1
+        elif action == "add":
+            on_ours.insert(r.randint(0, len(on_ours)), r.randrange(1000))
+        else:
+            del on_ours[r.randrange(len(on_ours))]
+    return ours, theirs, on_ours, ids
+
+
+def _stages_examples() -> list[Case]:
+    return [Case(args) for args in LESSON_WORDS.values()] + [
+        Case((["ab", "Ġa"], ["a", "bĠ", "a"], None, [5, 6])),  # the other model not run: only the words say
+        Case((["▁▁a"], ["▁a", "b"], [1, 2], [3])),  # other characters: the split cannot be compared
+        Case((["a", "b"], ["ab"], [1], [2])),  # other words, and the other model on these words differs too
+        Case(([], [], [], [])),
+    ]
+
+
+def _stages_generated() -> list[Case]:
+    r = rng(905)
+    return [Case(_random_words(r)) for _ in range(250)]
+
+
+word_stages = Exercise(
+    id="09.word_stages",
+    title="prove the stage where two engines part",
+    statement=(
+        "Two engines give one text different ids. To prove which stage is to blame, hand llama.cpp's words to the\n"
+        "other engine's model. Write `word_stages(ours_words, theirs_words, theirs_on_ours, ours_ids)`:\n"
+        "`ours_words` and `theirs_words` are what each engine hands its model, spelled alike (`Ġ`, `▁`);\n"
+        "`theirs_on_ours` is the other model's ids on `ours_words` (`None`: not run), `ours_ids` llama.cpp's.\n"
+        "Return the stages that differ, in pipeline order: `\"normalizer\"` when the words, joined, differ;\n"
+        "otherwise `\"pre-tokenizer\"` when the same characters are cut elsewhere; then `\"model\"` when\n"
+        "`theirs_on_ours` is not `None` and differs from `ours_ids`.\n\n"
+        "The check uses this notebook's disagreements, four small cases and 250 random ones, against\n"
+        "`gguftok.disagree.word_stages`."),
+    template="",
+    reference=_word_stages,
+    reference_name="gguftok.disagree.word_stages",
+    examples=_stages_examples,
+    generated=_stages_generated,
+    module="conformance",
+)
+
+EXERCISES = [read_cases, run_cases, first_difference, word_stages]

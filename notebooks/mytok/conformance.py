@@ -3,7 +3,8 @@
 llama.cpp ships, beside many of its vocabulary files, a pair ``ggml-vocab-NAME.gguf.inp`` / ``.out``: test
 texts, and the ids each must encode to. ``read_cases`` reads the pair the way llama.cpp's
 ``tests/test-tokenizer-0.cpp`` does, ``run_cases`` encodes every text, and ``first_difference`` says where a
-list of ids first goes wrong. Notebook 09 explains the format.
+list of ids first goes wrong. ``word_stages`` proves at which stage two engines part. Notebook 09
+explains the format and the proof.
 """
 
 from __future__ import annotations
@@ -36,5 +37,18 @@ def first_difference(got: list[int], expected: list[int]) -> int | None:
 
     >>> first_difference([9906, 1917], [128000, 9906, 1917]), first_difference([1, 2], [1, 2])
     (0, None)
+    """
+    raise NotImplementedError
+
+
+def word_stages(ours_words: list[str], theirs_words: list[str], theirs_on_ours: list[int] | None,
+                ours_ids: list[int]) -> list[str]:
+    """The stages up to the model at which two engines part on one text, proved from their model inputs:
+    ``"normalizer"`` (other characters), else ``"pre-tokenizer"`` (the same characters cut elsewhere), then
+    ``"model"`` (the other model on llama.cpp's words gives other ids; ``theirs_on_ours`` is None when it was
+    not run).
+
+    >>> word_stages(["ĉThe", "Ġcat"], ["ĉ", "The", "Ġcat"], [25859, 5939], [25859, 5939])
+    ['pre-tokenizer']
     """
     raise NotImplementedError

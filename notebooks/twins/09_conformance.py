@@ -17,10 +17,8 @@
 # # 09 · Matching llama.cpp token for token
 #
 # A tokenizer port is useful only if it gives *the same ids* as llama.cpp: a model was trained on those ids,
-# and one wrong id changes what it reads. "Close" is not a result here. This notebook holds a tokenizer to
-# that standard with llama.cpp's own test files and with llama.cpp's answers recorded in bulk, and shows how
-# to find the first token where a wrong tokenizer goes astray. Every id printed below is computed here, by
-# gguftok or by your code.
+# and one wrong id changes what it reads. This notebook holds a tokenizer to that standard with llama.cpp's
+# own test files and its answers recorded in bulk, and finds where a wrong tokenizer goes astray.
 #
 # After this notebook you can:
 #
@@ -28,7 +26,8 @@
 # * read llama.cpp's `.inp`/`.out` test files exactly as `tests/test-tokenizer-0.cpp` reads them;
 # * run a tokenizer on every case and point at the first id where it goes wrong;
 # * tell a runner that finds real failures from one that only ever says "passed";
-# * write that runner in `mytok/conformance.py`, the one notebook 12 grades your tokenizer with.
+# * name the stage at which a second engine parts from llama.cpp, and prove it;
+# * write that runner and that proof in `mytok/conformance.py`.
 
 # %%
 import unicodedata
@@ -208,11 +207,10 @@ def my_runner(make_encode):
 my_runner(encoder)
 
 # %% [markdown]
-# A runner that only ever says "passed" proves nothing, so here is a tokenizer that must fail. It puts its
-# text into Unicode's decomposed form (NFD) first, a typical mistake: `Ä` becomes `A` plus a combining
-# diaeresis, and from the first accented letter on, the bytes and the ids differ. Your runner should find the
-# cases with accented letters (`Äpfel` among them), and only those, in every file but BERT's (bert-bge),
-# whose tokenizer takes accents off by itself.
+# A runner that only ever says "passed" proves nothing, so here is a tokenizer that must fail: it puts its
+# text into Unicode's decomposed form (NFD) first, so `Ä` becomes `A` plus a combining diaeresis. Your runner
+# should find the cases with accented letters (`Äpfel` among them), and only those, in every file but
+# bert-bge's, whose tokenizer takes accents off by itself.
 
 # %%
 my_runner(lambda tok: encoder(tok, "NFD"))
@@ -220,13 +218,11 @@ my_runner(lambda tok: encoder(tok, "NFD"))
 # %% [markdown]
 # ## llama.cpp's answers, recorded
 #
-# The 46 hand-picked texts were written to catch the bugs llama.cpp's authors had in mind. For the others,
-# llama.cpp itself was asked once about many generated inputs (random Unicode, whitespace runs,
-# special-token texts glued to words, invalid UTF-8, ...), and its answers were stored in the repository:
-# the **golden fixtures**. Each encode case is answered under all four `(add_special, parse_special)`
-# pairs, each decode case under all four `(remove_special, unparse_special)` pairs. Besides
-# the 19 real vocabularies there is one relabelled with every pre-tokenizer name llama.cpp knows (`pre-*`),
-# and built vocabularies of the tokenizer types no real file here uses (`synthetic-*`):
+# Beyond the hand-picked texts, llama.cpp itself was asked once about many generated inputs (random Unicode,
+# whitespace runs, special-token texts glued to words, invalid UTF-8, ...), and its answers were stored: the
+# **golden fixtures**, each case answered under all four flag pairs. Besides the 19 real vocabularies there
+# is one relabelled with every pre-tokenizer name llama.cpp knows (`pre-*`), and built vocabularies of the
+# tokenizer types no real file here uses (`synthetic-*`):
 
 # %%
 fixtures = [read_fixture(p) for p in fixture_paths()]
@@ -260,14 +256,12 @@ conformance_view(qwen2, TEXTS[2], student)
 conformance_view(llama3, TEXTS[0], "[9906, 1917, 11, 433, 596, 220, 2366, 21, 0]")
 
 # %% [markdown]
-# The list is right token for token but lacks BOS, so everything is shifted by one and the first difference
-# is at index 0. The view takes ids as a list or as pasted text (`[1, 2]`, `1 2`, `1,2`).
+# Right token for token but without BOS: everything is shifted by one, and the first difference is at index 0.
 #
 # ## Try it
 #
-# Type a text, paste ids (from your tokenizer, or from `llama-tokenize --ids`), and pick a vocabulary. It
-# starts with the code sample and the ids of a tokenizer that missed one merge, writing `␣{↵` as two
-# tokens. An empty id box is filled with the reference ids; edit one to see the marker move.
+# Type a text, paste ids (`[1, 2]`, `1 2` or `1,2`) and pick a vocabulary. It starts with a tokenizer that
+# missed one merge, writing `␣{↵` as two tokens. An empty id box is filled with the reference ids.
 
 # %% tags=["nbval-ignore-output"]
 from gguftok.viz.conformance_view import conformance_playground  # noqa: E402
@@ -283,25 +277,69 @@ conformance_playground(text=TEXTS[1], ids=str(missed), vocab="qwen2")
 conformance_view(qwen2, TEXTS[1], missed)
 
 # %% [markdown]
-# ## How dense is each vocabulary?
+# ## Why two engines disagree
 #
-# The three texts on every vocabulary, counted without BOS: tokens per character (lower means each token
-# carries more text). The mixed-script text separates them most: GPT-2, with a small English-centred
-# vocabulary, needs more than one token per character there, while Gemma 4 (262,144 tokens) and Command-R
-# (256,000) need half a token per character.
+# Users meet a second engine: transformers reads the same GGUF file (`gguf_file=`) and converts it into a
+# tokenizer of its own. Where its ids differ, one stage is to blame: `flags`, `special-match` (other special
+# tokens cut out), `special-context` (the text beside one), `normalizer`, `pre-tokenizer`, `model`,
+# `bos-eos` or, on the way back, `decoding`. `explain(tok, text, other)` runs both pipelines stage by stage
+# and names the first where they part (transformers' conversions are made here without PyTorch):
 
 # %%
-all_toks = {p.name.removeprefix("ggml-vocab-").removesuffix(".gguf"): Tokenizer.from_gguf(p)
-            for p in sorted(VOCAB.glob("ggml-vocab-*.gguf"))}
-density = tokens_per_character(all_toks, TEXTS)
-LABELS = ["English + number", "code", "mixed scripts"]
-density_table(density, LABELS, {name: tok.n_vocab for name, tok in all_toks.items()},
-              keep=["gpt-2", "llama-bpe", "qwen2", "llama-spm", "command-r", "gemma-4"])
+import os  # noqa: E402
+
+os.environ["TRANSFORMERS_NO_ADVISORY_WARNINGS"] = "1"  # transformers would warn that PyTorch is missing
+from gguftok.disagree import explain, explain_decode, transformers_tokenizer  # noqa: E402
+from gguftok.viz.disagree_view import disagreement_view  # noqa: E402
+
+toks = {"qwen2": qwen2, "llama-bpe": llama3, **{name: Tokenizer.from_gguf(VOCAB / f"ggml-vocab-{name}.gguf")
+                                               for name in ("deepseek-coder", "llama-spm")}}
+hf = {name: transformers_tokenizer(tok) for name, tok in toks.items()}
+deepseek = toks["deepseek-coder"]
+d = explain(deepseek, "\tThe cat", hf["deepseek-coder"], add_special=False)
+disagreement_view(d, deepseek)
+
+# %% [markdown]
+# ### The proof: swap one stage's output
+#
+# Other words alone prove nothing: the models might differ too. So `explain` hands llama.cpp's words to
+# transformers' *model*, which gives llama.cpp's ids on them (`proved: True`): the words are to blame, not
+# the model. The same swap proves each stage: without what each side adds around them, the ids agree
+# (`bos-eos`); the text beside a special token, encoded alone, agrees (`special-context`). One case per
+# stage:
+
+# %%
+CASES = [("qwen2", "Hello </s> world", {"parse_special": True}),
+         ("llama-spm", "a <s>b", {"add_special": False, "parse_special": True}),
+         ("llama-spm", "  42", {"add_special": False}),
+         ("deepseek-coder", "  42", {"add_special": False}),
+         ("llama-bpe", "Cửa Việt", {"add_special": False}),
+         ("deepseek-coder", "Hello", {})]
+lines = []
+for name, text, flags in CASES:
+    d = explain(toks[name], text, hf[name], **flags)
+    lines.append(f"{d.stage:<15s} {name} {text!r}: {d.explanation}")
+ids = llama3.encode("Hello ? world", add_special=False)
+d = explain_decode(llama3, ids, hf["llama-bpe"])
+lines.append(f"{d.stage:<15s} llama-bpe {ids}: {d.explanation}")
+print("\n\n".join(lines))
+
+# %% [markdown]
+# ### Try it
+#
+# Your text, a vocabulary, and the other engine: transformers' conversion, or ids pasted from anywhere. It
+# starts where two stages differ at once.
 
 # %% tags=["nbval-ignore-output"]
-from gguftok.viz.conformance_view import tokens_per_character_figure  # noqa: E402
+from gguftok.viz.disagree_view import disagree_playground  # noqa: E402
 
-tokens_per_character_figure(density, LABELS);
+disagree_playground(text="Tiếng Việt", vocab="llama-bpe", add_special=True)
+
+# %% [markdown]
+# The same view without the widget, as it starts:
+
+# %%
+disagreement_view(explain(llama3, "Tiếng Việt", hf["llama-bpe"], add_special=True), llama3)
 
 # %% [markdown]
 # ## Exercises
@@ -324,19 +362,11 @@ from gguftok.exercises import check, rerun  # noqa: E402
 # ### Exercise 09.read_cases: read an .inp/.out pair as llama.cpp does
 #
 # Write `read_cases(inp, out)`: the cases of a pair of test files, as a list of `(text, expected ids)`
-# in file order. `inp` is the .inp file's bytes, `out` the .out file's text. The rules are those of
-# llama.cpp's `tests/test-tokenizer-0.cpp`:
-#
-# - the texts are the pieces of `inp` between separators `b"\n__ggml_vocab_test__\n"` (the constant
-#   `SEPARATOR` in your file), kept as bytes. Read from the start: up to the next separator is one text,
-#   reading goes on after it. A separator at the very end of the file starts no further text; so an empty
-#   file has no texts, and a file that starts with a separator starts with an empty text;
-# - the lines of `out` are the pieces between `"\n"`; a final `"\n"` ends the last line and starts no
-#   other. Line `k` holds the ids of text `k`: strip whitespace from both ends (the files write a space
-#   before every id, and a line may end in `\r`), then the ids are separated by single spaces; an empty
-#   line is an empty list;
-# - when the numbers of texts and lines differ, raise `ValueError` (llama.cpp stops with "different
-#   number of tests"); so does an id that is not an integer (`int` raises it for you).
+# in file order. `inp` is the .inp file's bytes, `out` the .out file's text. Follow the rules of
+# llama.cpp's `tests/test-tokenizer-0.cpp` as notebook 09 lists them: the texts lie between separators
+# (the constant `SEPARATOR` in your file), kept as bytes; line `k` of `out` holds the ids of text `k`,
+# and a final `"\n"` ends the last line and starts no other. When the numbers of texts and lines
+# differ, raise `ValueError`; so does an id that is not an integer (`int` raises it for you).
 #
 # The check uses the examples above, all 15 pairs in `data/vocab`, and 200 small pairs with empty texts,
 # separator-like words, `\r`, missing final newlines, a line too many or too few, or a bad id, against
@@ -382,6 +412,25 @@ check("09.run_cases")
 check("09.first_difference")
 
 # %% [markdown]
+# ### Exercise 09.word_stages: prove the stage where two engines part
+#
+# Two engines give one text different ids. To prove which stage is to blame, hand llama.cpp's words to the
+# other engine's model. Write `word_stages(ours_words, theirs_words, theirs_on_ours, ours_ids)`:
+# `ours_words` and `theirs_words` are what each engine hands its model, spelled alike (`Ġ`, `▁`);
+# `theirs_on_ours` is the other model's ids on `ours_words` (`None`: not run), `ours_ids` llama.cpp's.
+# Return the stages that differ, in pipeline order: `"normalizer"` when the words, joined, differ;
+# otherwise `"pre-tokenizer"` when the same characters are cut elsewhere; then `"model"` when
+# `theirs_on_ours` is not `None` and differs from `ours_ids`.
+#
+# The check uses this notebook's disagreements, four small cases and 250 random ones, against
+# `gguftok.disagree.word_stages`.
+#
+# Write it in [`mytok/conformance.py`](mytok/conformance.py).
+
+# %%
+check("09.word_stages")
+
+# %% [markdown]
 # ## Recap
 #
 # - Only exact id equality counts, and only the first difference matters: after it, everything is shifted.
@@ -392,6 +441,7 @@ check("09.first_difference")
 # - A runner must be shown to fail: a tokenizer that normalises to NFD fails exactly the accented cases.
 # - Recorded answers (golden fixtures) extend the check to every vocabulary, every flag pair and inputs
 #   nobody picked by hand, and replay without llama.cpp.
+# - Two engines part at a stage; handing one side's output to the other side's next stage proves which.
 
 # %% [markdown]
 # ## Self-check
@@ -416,12 +466,18 @@ check("09.first_difference")
 #
 # <details><summary>Answer</summary>A tokenizer that must fail, such as one that normalises to NFD first: the
 # runner has to report the accented cases, and only those.</details>
+#
+# 5. transformers' model, handed llama.cpp's words, gives llama.cpp's ids, yet the engines' ids differ.
+#    What is ruled out?
+#
+# <details><summary>Answer</summary>The model. The words differ (other characters: the normalizer; other
+# cuts: the pre-tokenizer), or what is added around the ids.</details>
 
 # %% [markdown] jp-MarkdownHeadingCollapsed=true
 # ## Going deeper
 #
-# How llama.cpp's answers were recorded, the fuzzer that looks for inputs nobody thought of, and a second
-# spot check.
+# How llama.cpp's answers were recorded, the fuzzer, a second spot check, two GGUF files that disagree, the
+# history behind `tokenizer.ggml.pre`, and how dense each vocabulary is.
 
 # %% [markdown]
 # ### The oracle
@@ -464,3 +520,66 @@ spot_check(llama3, by_name["llama-bpe"], [0, 3, 17, 250, 999])
 # %%
 compare_ids(qwen2, student, qwen2.encode(TEXTS[2], add_special=False, parse_special=True),
             labels=("student", "gguftok / llama.cpp"))
+
+# %% [markdown]
+# ### Two GGUF files of one model
+#
+# `explain` also takes a second gguftok tokenizer: two files of one model that differ in a key. It then names
+# the stage and the key. A copy of Llama 3's file whose `tokenizer.ggml.pre` says `gpt-2`:
+
+# %%
+import tempfile  # noqa: E402
+
+from gguftok.writer import write_metadata  # noqa: E402
+
+with tempfile.TemporaryDirectory() as tmp:
+    relabelled = {pre: Tokenizer.from_gguf(write_metadata(f"{tmp}/{pre}.gguf", llama3.vocab.md,
+                                                          {"tokenizer.ggml.pre": pre}))
+                  for pre in ("gpt-2", "default")}
+d = explain(llama3, "3333+777", relabelled["gpt-2"], add_special=False)
+print(d)
+print([llama3.token_to_piece(i).decode() for i in d.ours], [llama3.token_to_piece(i).decode() for i in d.theirs])
+
+# %% [markdown]
+# ### The history of `tokenizer.ggml.pre`
+#
+# The key exists because of such copies. Before llama.cpp knew Llama 3's own splitting rule, it split every
+# byte-level vocabulary with GPT-2's: a run of digits stayed one word, and the merges cut `3333` into `33`
+# `33`, pieces Llama 3 never saw together in training (its rule cuts digits in groups of up to three). Asked
+# what `3333+777` makes, the model answered wrong. The fix was to name the rule in the file.
+#
+# Command R writes every digit as its own token: its vocabulary has no token of two digits, so a wrong rule
+# leaves its digits alone, but it moves its spaces. And a file whose converter did not know the model (some
+# of Ollama's, for one) says `pre = default`: llama.cpp then splits with its default rule, whatever the model
+# was trained with.
+
+# %%
+command_r = Tokenizer.from_gguf(VOCAB / "ggml-vocab-command-r.gguf")
+print("tokens of two or more digits in Command R:", sum(t.strip("Ġ").isdigit() and len(t.strip("Ġ")) > 1
+                                                        for t in command_r.vocab.texts))
+print([command_r.token_to_piece(i).decode() for i in command_r.encode("3333+777", add_special=False)])
+for text in ("don't STOP", "Hello\n\n\nworld"):
+    d = explain(llama3, text, relabelled["default"], add_special=False)
+    ours, theirs = ([llama3.token_to_piece(i).decode() for i in ids] for ids in (d.ours, d.theirs))
+    print(f"{text!r}: {d.stage}, keys {d.keys}\n    {ours} {theirs}")
+
+# %% [markdown]
+# ### How dense is each vocabulary?
+#
+# The three texts on every vocabulary, counted without BOS: tokens per character (lower means each token
+# carries more text). The mixed-script text separates them most: GPT-2, with a small English-centred
+# vocabulary, needs more than one token per character there, while Gemma 4 (262,144 tokens) and Command-R
+# (256,000) need half a token per character.
+
+# %%
+all_toks = {p.name.removeprefix("ggml-vocab-").removesuffix(".gguf"): Tokenizer.from_gguf(p)
+            for p in sorted(VOCAB.glob("ggml-vocab-*.gguf"))}
+density = tokens_per_character(all_toks, TEXTS)
+LABELS = ["English + number", "code", "mixed scripts"]
+density_table(density, LABELS, {name: tok.n_vocab for name, tok in all_toks.items()},
+              keep=["gpt-2", "llama-bpe", "qwen2", "llama-spm", "command-r", "gemma-4"])
+
+# %% tags=["nbval-ignore-output"]
+from gguftok.viz.conformance_view import tokens_per_character_figure  # noqa: E402
+
+tokens_per_character_figure(density, LABELS);

@@ -3,7 +3,7 @@
 llama.cpp ships, beside many of its vocabulary files, a pair ``ggml-vocab-NAME.gguf.inp`` / ``.out``: test
 texts, and the ids each must encode to. ``read_cases`` reads the pair the way llama.cpp's
 ``tests/test-tokenizer-0.cpp`` does, ``run_cases`` encodes every text, and ``first_difference`` says where a
-list of ids first goes wrong.
+list of ids first goes wrong. ``word_stages`` proves at which stage two engines part.
 """
 
 from __future__ import annotations
@@ -69,3 +69,23 @@ def first_difference(got: list[int], expected: list[int]) -> int | None:
     if len(got) == len(expected):
         return None
     return min(len(got), len(expected))  # one list stops early: the missing id is the difference
+
+
+def word_stages(ours_words: list[str], theirs_words: list[str], theirs_on_ours: list[int] | None,
+                ours_ids: list[int]) -> list[str]:
+    """The stages up to the model at which two engines part on one text, proved from their model inputs:
+    ``"normalizer"`` (other characters), else ``"pre-tokenizer"`` (the same characters cut elsewhere), then
+    ``"model"`` (the other model on llama.cpp's words gives other ids; ``theirs_on_ours`` is None when it was
+    not run).
+
+    >>> word_stages(["ĉThe", "Ġcat"], ["ĉ", "The", "Ġcat"], [25859, 5939], [25859, 5939])
+    ['pre-tokenizer']
+    """
+    stages = []
+    if "".join(ours_words) != "".join(theirs_words):
+        stages.append("normalizer")  # the model was handed other characters
+    elif [len(w) for w in ours_words] != [len(w) for w in theirs_words]:
+        stages.append("pre-tokenizer")  # the same characters, cut elsewhere
+    if theirs_on_ours is not None and list(theirs_on_ours) != list(ours_ids):
+        stages.append("model")  # the same words, and still other ids
+    return stages

@@ -236,6 +236,43 @@ def edit_ids(page, widget):
     wait_for_text(page, widget, html_text(page, conformance_view(qwen2, text, str(ids)).html))
 
 
+@cache
+def converted(name: str):
+    """transformers' conversion of a reference vocabulary, as the disagreement widget makes it."""
+    from gguftok.disagree import transformers_tokenizer
+
+    return transformers_tokenizer(tok(name))
+
+
+def explain_disagreement(page, widget):
+    """As it starts, then a typed text, another vocabulary, and ids pasted: each time the view is what
+    disagreement_view renders for gguftok.disagree.explain's answer, and the stage it names is that answer's."""
+    from gguftok.disagree import explain
+    from gguftok.viz.conformance_view import parse_ids
+    from gguftok.viz.disagree_view import disagreement_view, playground_disagreement
+
+    def shown(name: str, text: str, other, ids: str = ""):
+        d = playground_disagreement(tok(name), text, other, ids, add_special=True)
+        assert d == explain(tok(name), text, parse_ids(ids) if other is None else other, add_special=True)
+        wait_for_text(page, widget, html_text(page, disagreement_view(d, tok(name)).html))
+        assert f"{d.stage} · PARTS HERE" in shown_html_text(widget)
+        return d
+
+    text = widget.locator("textarea").first.input_value()
+    d = shown("llama-bpe", text, converted("llama-bpe"))
+    assert d.stages == ["model", "bos-eos"], (text, d.evidence)
+    text = "\tThe cat sat"
+    _type(page, widget, "textarea", text)
+    assert shown("llama-bpe", text, converted("llama-bpe")).stage == "bos-eos"
+    widget.locator("select").first.select_option("deepseek-coder")
+    assert shown("deepseek-coder", text, converted("deepseek-coder")).stage == "pre-tokenizer"
+    widget.locator("button", has_text="ids pasted").first.click()
+    ids = str(tok("deepseek-coder").encode(text, add_special=False))  # llama.cpp's ids, called without BOS
+    _type(page, widget, "textarea >> nth=1", ids)
+    d = shown("deepseek-coder", text, None, ids)
+    assert d.stage == "flags" and d.narrowed
+
+
 def resize_cache(page, widget):
     from gguftok.viz.cache_view import SIZES, cache_state, notebook_text, plain_words
 
@@ -326,7 +363,8 @@ VIEWS = {
     "06_special_tokens.ipynb": [View("special_playground(", "special-playground", flip_parse_special)],
     "07_bos_eos.ipynb": [View("bos_explorer(", "bos-explorer", choose_bos_vocabulary)],
     "08_streaming.ipynb": [View("stream_player(frames)", "stream-player", play_stream)],
-    "09_conformance.ipynb": [View("conformance_playground(", "conformance-playground", edit_ids)],
+    "09_conformance.ipynb": [View("conformance_playground(", "conformance-playground", edit_ids),
+                             View("disagree_playground(", "disagree-playground", explain_disagreement)],
     "10_word_cache.ipynb": [View("cache_explorer(prose)", "cache-explorer", resize_cache)],
     "11_sentencepiece.ipynb": [View("families_playground(", "families-playground", choose_family)],
     "12_project.ipynb": [View("scoreboard_widget(", "scoreboard", grade_again)],

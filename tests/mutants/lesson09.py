@@ -26,9 +26,18 @@ def run_cases_message_only(encode, cases):
     return results
 
 
+def word_stages_lists(ours_words, theirs_words, theirs_on_ours, ours_ids):
+    """Other words are blamed on the pre-tokenizer, even when they are other characters."""
+    stages = ["pre-tokenizer"] if ours_words != theirs_words else []
+    if theirs_on_ours is not None and theirs_on_ours != ours_ids:
+        stages.append("model")
+    return stages
+
+
 WRONG = {
     "09.read_cases": read_cases_split,
     "09.run_cases": run_cases_message_only,
     "09.first_difference": lambda got, exp: next(  # a list that is a prefix of the other: None
         (k for k, (a, b) in enumerate(zip(got, exp, strict=False)) if a != b), None),
+    "09.word_stages": word_stages_lists,
 }
