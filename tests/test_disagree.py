@@ -278,7 +278,8 @@ def test_word_stages_is_the_proof():
 
 
 # ------------------------------------------------------------------------- llama.cpp's own cases agree
-CASE_VOCABS = ["gpt-2", "qwen2", "qwen35", "llama-spm", "phi-3", "mpt", "falcon", "starcoder"]
+CASE_VOCABS = ["command-r", "deepseek-coder", "deepseek-llm", "falcon", "gemma-4", "gpt-2", "llama-bpe", "llama-spm",
+               "mpt", "phi-3", "qwen2", "qwen35", "refact", "starcoder"]  # every one with cases transformers converts
 
 
 @pytest.mark.parametrize("name", CASE_VOCABS)
@@ -290,10 +291,11 @@ def test_where_the_engines_agree_explain_says_so(toks, vocab_path, name):
     agreed = 0
     for raw, _ in cases:
         text = raw.decode("utf-8", "surrogateescape")
-        if tok.encode(text) == hf(text)["input_ids"]:
-            agreed += 1
-            d = explain(tok, text, hf)
-            assert d.stage is None and d.stages == [] and d.evidence == {}, (text, str(d))
+        for add_special in (True, False):
+            if tok.encode(text, add_special=add_special) == hf(text, add_special_tokens=add_special)["input_ids"]:
+                agreed += 1
+                d = explain(tok, text, hf, add_special=add_special)
+                assert d.stage is None and d.stages == [] and d.evidence == {}, (text, str(d))
     assert agreed >= 3
 
 

@@ -258,7 +258,13 @@ def explain_disagreement(page, widget):
         assert f"{d.stage} · PARTS HERE" in shown_html_text(widget)
         return d
 
-    text = widget.locator("textarea").first.input_value()
+    text = "Tiếng Việt"  # the widget's first text, as notebook 09 opens it
+    box = widget.locator("textarea").first
+    for _ in range(50):  # the box is filled once the widget's model has arrived
+        if box.input_value() == text:
+            break
+        page.wait_for_timeout(100)
+    assert box.input_value() == text
     d = shown("llama-bpe", text, converted("llama-bpe"))
     assert d.stages == ["model", "bos-eos"], (text, d.evidence)
     text = "\tThe cat sat"
