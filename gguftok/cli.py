@@ -459,8 +459,6 @@ def cmd_why(args: argparse.Namespace) -> int:
                              "Unicode text") from None
         decode_ids = None
     their_ids = parse_ids(args.ids, "--ids") if args.ids is not None else None
-    if args.transformers:  # transformers says at import that PyTorch is missing: not what was asked
-        os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
     from .disagree import explain, explain_decode, transformers_tokenizer
 
     tok = _load(args.model, args)

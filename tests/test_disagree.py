@@ -213,6 +213,8 @@ def test_ids_only_bos_and_split(llama3):
     core = llama3.encode(text, add_special=False)
     d = explain(llama3, text, [128001, *core])  # another token added in front
     assert d.stage == "bos-eos" and d.narrowed
+    d = explain(llama3, text, [128000, 128000, *core])  # a chat template's BOS, and the tokenizer's again
+    assert d.stage == "bos-eos" and "128000 '<|begin_of_text|>', 128000 '<|begin_of_text|>' before" in d.explanation
     three, thirty3, digit = llama3.token_id("333"), llama3.token_id("33"), llama3.token_id("3")
     assert llama3.encode("3333", add_special=False) == [three, digit]  # llama.cpp's words: '333', '3'
     d = explain(llama3, "3333", [128000, digit, digit, digit, digit])

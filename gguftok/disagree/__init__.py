@@ -496,21 +496,14 @@ def _explain_ids(ours_side: GgufSide, text: str, ids: list[int], add_special: bo
         return done("model", {"id": bad, "n_vocab": n},
                     f"id {bad} is past the end of this vocabulary ({n} tokens): the ids come from another "
                     "vocabulary, or the other engine added tokens of its own")
+    # the specials in the text: llama.cpp's with or without those it adds at the ends
     specials = tok.vocab.special_cache
     so = [i for i in ours if i in specials]
     st = [i for i in ids if i in specials]
-    strip_o, strip_t = strip_added(ours, core), None
-    if so != st:
-        core_specials = [i for i in core if i in specials]
-        theirs_core = ids
-        if strip_o is not None:
-            cut = strip_added(ids, [])
-            theirs_core = ids[len(strip_o[0]):len(ids) - len(strip_o[1])] if cut is not None else ids
-        if [i for i in theirs_core if i in specials] != core_specials:
-            return done("special-match", {"ours": so, "theirs": st},
-                        f"the special tokens differ: llama.cpp has {[tok.token_text(i) for i in so]}, the other "
-                        f"ids {[tok.token_text(i) for i in st]}")
-    del strip_t
+    if st not in (so, [i for i in core if i in specials]):
+        return done("special-match", {"ours": so, "theirs": st},
+                    f"the special tokens differ: llama.cpp has {[tok.token_text(i) for i in so]}, the other "
+                    f"ids {[tok.token_text(i) for i in st]}")
     mine = tok.decode_bytes(core, unparse_special=True)
     theirs_bytes = tok.decode_bytes(ids, unparse_special=True)
     if theirs_bytes.removeprefix(b" ") != mine.removeprefix(b" ") and mine not in theirs_bytes:
