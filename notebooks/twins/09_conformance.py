@@ -286,9 +286,6 @@ conformance_view(qwen2, TEXTS[1], missed)
 # and names the first where they part (transformers' conversions are made here without PyTorch):
 
 # %%
-import os  # noqa: E402
-
-os.environ["TRANSFORMERS_NO_ADVISORY_WARNINGS"] = "1"  # transformers would warn that PyTorch is missing
 from gguftok.disagree import explain, explain_decode, transformers_tokenizer  # noqa: E402
 from gguftok.viz.disagree_view import disagreement_view  # noqa: E402
 
@@ -472,6 +469,19 @@ check("09.word_stages")
 #
 # <details><summary>Answer</summary>The model. The words differ (other characters: the normalizer; other
 # cuts: the pre-tokenizer), or what is added around the ids.</details>
+#
+# 6. After `<s>`, llama.cpp encodes `Hello` as `▁Hello` and transformers as `Hello`, but `Hello` alone gets the
+#    same ids from both. Which stage is it, and what would `" Hello"` after `<s>` show instead?
+#
+# <details><summary>Answer</summary>special-context: only the text beside the special token is treated
+# otherwise. `" Hello"` already differs alone (llama.cpp puts its space prefix before the space, transformers
+# adds none to a text that starts with one), so there the normalizer is to blame.</details>
+#
+# 7. Someone pastes you the ids another engine gave. Why can you only narrow the stage down?
+#
+# <details><summary>Answer</summary>Without the other engine you cannot run its stages: you can test other
+# flags and other BOS/EOS, and see whether a token crosses one of llama.cpp's word boundaries (the split) or
+# stays inside the words (the model), but not prove which rule caused it.</details>
 
 # %% [markdown] jp-MarkdownHeadingCollapsed=true
 # ## Going deeper
