@@ -454,34 +454,22 @@ check("09.word_stages")
 # <details><summary>Answer</summary>So that only the text is tested: no BOS or EOS is added, and no text in a
 # case is read as a control token. `test-tokenizer-0` encodes so.</details>
 #
-# 3. An `.inp` file ends with a separator. How many texts does that separator start?
-#
-# <details><summary>Answer</summary>None: a separator at the very end of the file starts no further
-# text.</details>
-#
-# 4. Your runner reports every case of every file as passed. What do you run to trust it?
+# 3. Your runner reports every case of every file as passed. What do you run to trust it?
 #
 # <details><summary>Answer</summary>A tokenizer that must fail, such as one that normalises to NFD first: the
 # runner has to report the accented cases, and only those.</details>
 #
-# 5. transformers' model, handed llama.cpp's words, gives llama.cpp's ids, yet the engines' ids differ.
+# 4. transformers' model, handed llama.cpp's words, gives llama.cpp's ids, yet the engines' ids differ.
 #    What is ruled out?
 #
 # <details><summary>Answer</summary>The model. The words differ (other characters: the normalizer; other
 # cuts: the pre-tokenizer), or what is added around the ids.</details>
 #
-# 6. After `<s>`, llama.cpp encodes `Hello` as `▁Hello` and transformers as `Hello`, but `Hello` alone gets the
-#    same ids from both. Which stage is it, and what would `" Hello"` after `<s>` show instead?
+# 5. After `<s>`, llama.cpp encodes `Hello` as `▁Hello`, transformers as `Hello`; alone, both agree. Which
+#    stage is it?
 #
 # <details><summary>Answer</summary>special-context: only the text beside the special token is treated
-# otherwise. `" Hello"` already differs alone (llama.cpp puts its space prefix before the space, transformers
-# adds none to a text that starts with one), so there the normalizer is to blame.</details>
-#
-# 7. Someone pastes you the ids another engine gave. Why can you only narrow the stage down?
-#
-# <details><summary>Answer</summary>Without the other engine you cannot run its stages: you can test other
-# flags and other BOS/EOS, and see whether a token crosses one of llama.cpp's word boundaries (the split) or
-# stays inside the words (the model), but not prove which rule caused it.</details>
+# otherwise.</details>
 
 # %% [markdown] jp-MarkdownHeadingCollapsed=true
 # ## Going deeper
