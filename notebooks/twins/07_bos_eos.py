@@ -398,19 +398,19 @@ check("07.eog_ids")
 # 2. Qwen2's file has a BOS id, 151643. Why does Qwen2's prompt not start with it?
 #
 # <details><summary>Answer</summary>Having a BOS id and adding it are separate facts. Byte-level BPE adds no
-# BOS by default, the `qwen2` preset does not switch it on, and the file has no `add_bos_token` key.</details>
+# BOS by default, the <code>qwen2</code> preset does not switch it on, and the file has no <code>add_bos_token</code> key.</details>
 #
 # 3. A Llama 3 chat prompt starts with two 128000 ids. What went wrong, and what is the fix?
 #
-# <details><summary>Answer</summary>The chat template wrote `<|begin_of_text|>` as text, `parse_special=True`
-# read it as 128000, and `add_special=True` added BOS once more. Encode template output with
-# `add_special=False`.</details>
+# <details><summary>Answer</summary>The chat template wrote <code>&lt;|begin_of_text|&gt;</code> as text, <code>parse_special=True</code>
+# read it as 128000, and <code>add_special=True</code> added BOS once more. Encode template output with
+# <code>add_special=False</code>.</details>
 #
 # 4. A generation loop stops when the model samples `tok.eos_id`. Why does it run on past the end of a Phi-3
 #    chat reply, and what should it test instead?
 #
-# <details><summary>Answer</summary>Phi-3 ends a turn with `<|end|>` (32007), not with its EOS 32000
-# `<|endoftext|>`. Test `tok.is_eog(id)`: the whole end-of-generation set built at load time.</details>
+# <details><summary>Answer</summary>Phi-3 ends a turn with <code>&lt;|end|&gt;</code> (32007), not with its EOS 32000
+# <code>&lt;|endoftext|&gt;</code>. Test <code>tok.is_eog(id)</code>: the whole end-of-generation set built at load time.</details>
 
 # %% [markdown] jp-MarkdownHeadingCollapsed=true
 # ## Going deeper

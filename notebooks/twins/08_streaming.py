@@ -401,23 +401,23 @@ check("08.StreamDecoder")
 #
 # 1. Qwen2's token 9284 decoded on its own prints `�`. Is the token broken?
 #
-# <details><summary>Answer</summary>No. Its piece is `f0 9f`, the first two bytes of a four-byte emoji; the
+# <details><summary>Answer</summary>No. Its piece is <code>f0 9f</code>, the first two bytes of a four-byte emoji; the
 # next tokens bring the rest.</details>
 #
 # 2. In Llama's SentencePiece vocabulary `[<s>, ▁Hello]` decodes to ` Hello`, but `[▁Hello]` to `Hello`.
 #    Why?
 #
 # <details><summary>Answer</summary>The space strip applies to the first token's piece only. When BOS comes
-# first, it lands on BOS's empty piece, and the space of `▁Hello` stays.</details>
+# first, it lands on BOS's empty piece, and the space of <code>▁Hello</code> stays.</details>
 #
 # 3. A stream holds `e4 b8`. What does the next push return if it brings `41`, and if it brings `96`?
 #
-# <details><summary>Answer</summary>`41` cannot continue `e4 b8`: one U+FFFD for the held start, then `A`.
-# `96` completes it: `世`.</details>
+# <details><summary>Answer</summary><code>41</code> cannot continue <code>e4 b8</code>: one U+FFFD for the held start, then <code>A</code>.
+# <code>96</code> completes it: <code>世</code>.</details>
 #
 # 4. In Llama 2's encoding of `🦙`, four tokens have the same span. Why?
 #
-# <details><summary>Answer</summary>The vocabulary has no token for `🦙`: it falls back to one byte token for
+# <details><summary>Answer</summary>The vocabulary has no token for <code>🦙</code>: it falls back to one byte token for
 # each of its four UTF-8 bytes, and a token with part of a character covers all of it.</details>
 
 # %% [markdown] jp-MarkdownHeadingCollapsed=true

@@ -446,13 +446,13 @@ check("09.word_stages")
 # 1. Your tokenizer's ids for a Llama 3 prompt are the same ids as `llama-tokenize`'s, but one fewer, and the
 #    first difference is at index 0. What is the likeliest cause?
 #
-# <details><summary>Answer</summary>A missing BOS: Llama 3's vocabulary asks for it and `llama-tokenize` adds
+# <details><summary>Answer</summary>A missing BOS: Llama 3's vocabulary asks for it and <code>llama-tokenize</code> adds
 # it, so every id of yours sits one position early and the first difference is at index 0.</details>
 #
 # 2. Why are llama.cpp's test cases encoded with `add_special=False, parse_special=False`?
 #
 # <details><summary>Answer</summary>So that only the text is tested: no BOS or EOS is added, and no text in a
-# case is read as a control token. `test-tokenizer-0` encodes so.</details>
+# case is read as a control token. <code>test-tokenizer-0</code> encodes so.</details>
 #
 # 3. Your runner reports every case of every file as passed. What do you run to trust it?
 #

@@ -357,9 +357,9 @@ check("10.encode_words")
 # 2. An LRU cache of capacity 2 sees the words `a b a c b`. Which lookups hit, and what does it hold at the
 #    end?
 #
-#    <details><summary>Answer</summary>Only the second `a` hits (1 hit, 4 misses). `c` evicts `b` (the least
-#    recently used, since `a` was just used), and the last `b` then evicts `a`: the cache ends holding `c`,
-#    `b`, oldest first.</details>
+#    <details><summary>Answer</summary>Only the second <code>a</code> hits (1 hit, 4 misses). <code>c</code> evicts <code>b</code> (the least
+#    recently used, since <code>a</code> was just used), and the last <code>b</code> then evicts <code>a</code>: the cache ends holding <code>c</code>,
+#    <code>b</code>, oldest first.</details>
 #
 # 3. Why does no cache size push the hit rate above the dashed line of the figure?
 #
@@ -371,8 +371,8 @@ check("10.encode_words")
 #    key comparisons. What is it doing, and what is the fix?
 #
 #    <details><summary>Answer</summary>It looks keys up in a list (or in a list made from the keys), which
-#    compares the key with the entries one by one. Keep the entries in an `OrderedDict`: `in` and `[]` hash the
-#    key, `move_to_end` marks a hit, `popitem(last=False)` drops the oldest.</details>
+#    compares the key with the entries one by one. Keep the entries in an <code>OrderedDict</code>: <code>in</code> and <code>[]</code> hash the
+#    key, <code>move_to_end</code> marks a hit, <code>popitem(last=False)</code> drops the oldest.</details>
 
 # %% [markdown] jp-MarkdownHeadingCollapsed=true
 # ## Going deeper

@@ -392,20 +392,20 @@ check("11.spm_encode")
 #    Why?
 #
 #    <details><summary>Answer</summary>A pair can merge only when both its halves are already symbols.
-#    `▁Hello` needs `▁Hel` and `lo`, and `▁Hel` is built by the low-scoring merges `▁H` and `▁He`; `ld` is a pair
+#    <code>▁Hello</code> needs <code>▁Hel</code> and <code>lo</code>, and <code>▁Hel</code> is built by the low-scoring merges <code>▁H</code> and <code>▁He</code>; <code>ld</code> is a pair
 #    of two characters from the start.</details>
 #
 # 2. What does the merge see for `<s>Hi<s> there` with `parse_special=True`, and why?
 #
-#    <details><summary>Answer</summary>Two pieces, `▁Hi` and `▁▁there`: each raw fragment after a special token
-#    gets a space in front, and every space becomes `▁`. The `<s>` tokens are ids already and never reach the
+#    <details><summary>Answer</summary>Two pieces, <code>▁Hi</code> and <code>▁▁there</code>: each raw fragment after a special token
+#    gets a space in front, and every space becomes <code>▁</code>. The <code>&lt;s&gt;</code> tokens are ids already and never reach the
 #    merge.</details>
 #
 # 3. After the merge a symbol is not a token. Why can it only be one character, and what does `spm_encode`
 #    give for it?
 #
 #    <details><summary>Answer</summary>Every merge makes a token, so any symbol of two or more characters is a
-#    token. A lone character without a token becomes one `<0xNN>` token per UTF-8 byte (`unk_id` for a byte
+#    token. A lone character without a token becomes one <code>&lt;0xNN&gt;</code> token per UTF-8 byte (<code>unk_id</code> for a byte
 #    the vocabulary lacks): the emoji in Llama 2 is 243 162 155 131.</details>
 #
 # 4. `ｈｅｌｌｏ ① world` and `hello 1 world` give the same ids in `nomic-bert-moe`. Which step makes them

@@ -200,28 +200,28 @@ check("12.chat_prompt")
 #
 # 1. A vocabulary passes all of llama.cpp's cases but fails the fuzz. Which stage does only the fuzz reach?
 #
-#    <details><summary>Answer</summary>BOS and EOS (notebook 07): the fuzz encodes with `add_special=True`,
+#    <details><summary>Answer</summary>BOS and EOS (notebook 07): the fuzz encodes with <code>add_special=True</code>,
 #    llama.cpp's cases without. The fuzz's random strings of many scripts also reach characters and
 #    whitespace the test file never has.</details>
 #
 # 2. In `chat_prompt`, which parts are encoded with `parse_special=True`, and why not all of it?
 #
-#    <details><summary>Answer</summary>Only the prompt's own markup: `<|im_start|>system\n`, then
-#    `<|im_end|>\n<|im_start|>user\n` and `<|im_end|>\n<|im_start|>assistant\n`. The two messages are
-#    encoded with `parse_special=False`, so a `<|im_end|>` typed in a message stays text and cannot end its
+#    <details><summary>Answer</summary>Only the prompt's own markup: <code>&lt;|im_start|&gt;system\n</code>, then
+#    <code>&lt;|im_end|&gt;\n&lt;|im_start|&gt;user\n</code> and <code>&lt;|im_end|&gt;\n&lt;|im_start|&gt;assistant\n</code>. The two messages are
+#    encoded with <code>parse_special=False</code>, so a <code>&lt;|im_end|&gt;</code> typed in a message stays text and cannot end its
 #    turn early.</details>
 #
 # 3. You have written only `merge_word` (notebook 05), and wrongly. Why does the scoreboard fail, although the
 #    rest is the reference's?
 #
-#    <details><summary>Answer</summary>A reference part is re-bound to your package: the reference `word_ids`
-#    calls your `merge_word`, so your mistake reaches every byte-level vocabulary, and the first mismatch
+#    <details><summary>Answer</summary>A reference part is re-bound to your package: the reference <code>word_ids</code>
+#    calls your <code>merge_word</code>, so your mistake reaches every byte-level vocabulary, and the first mismatch
 #    shows where.</details>
 #
 # 4. Your SentencePiece `decode` gives `' Hello world'` for ids that start with `▁Hello`. What is missing?
 #
-#    <details><summary>Answer</summary>Removing the space that the prefix `▁` added: when
-#    `add_space_prefix` is on, decoding drops one leading space, from the first token only (notebook
+#    <details><summary>Answer</summary>Removing the space that the prefix <code>▁</code> added: when
+#    <code>add_space_prefix</code> is on, decoding drops one leading space, from the first token only (notebook
 #    11).</details>
 
 # %% [markdown] jp-MarkdownHeadingCollapsed=true
