@@ -341,6 +341,15 @@ def test_a_name_lookup_that_never_answers_is_a_timeout(metadata_cache, monkeypat
     assert time.monotonic() - t < 3
 
 
+def test_a_host_name_with_a_label_over_63_characters_is_one_clear_error(metadata_cache, capfd):
+    """The IDNA codec refuses such a name with a UnicodeError, which is not an OSError: it escaped the lookup's
+    thread (a traceback on stderr) and came back as KeyError: 'addresses'."""
+    host = "a" * 64 + ".example"
+    e = fails(f"https://{host}/m.gguf", "unreachable", "is not a valid host name", timeout=2, cache=False)
+    assert "label" in str(e)
+    assert "Traceback" not in capfd.readouterr().err
+
+
 @pytest.fixture(scope="module")
 def certificate(tmp_path_factory):
     """A self-signed certificate for localhost, and its key."""

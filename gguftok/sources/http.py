@@ -288,6 +288,8 @@ def lookup(host: str, port: int, timeout: float) -> list[tuple[Any, ...]]:
             box["addresses"] = socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM)
         except OSError as e:
             box["error"] = e
+        except UnicodeError as e:  # the IDNA codec refuses the name (a label over 63 characters): not an OSError
+            box["error"] = socket.gaierror(socket.EAI_NONAME, f"{host!r} is not a valid host name ({e})")
         finally:
             done.set()
 
