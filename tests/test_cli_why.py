@@ -8,19 +8,17 @@ transformers' conversion of a vocabulary, and a GGUF file with one key changed (
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
 import sys
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 from conftest import REPO
+from test_cli_hostile import in_process
 
 from gguftok import Tokenizer, read_metadata
-from gguftok.cli import main
 from gguftok.disagree import explain, explain_decode, transformers_tokenizer
 from gguftok.writer import write_metadata
 
@@ -36,19 +34,8 @@ def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
 
 def why(*argv: str, stdin: bytes = b"") -> tuple[int, str, str]:
     """``gguftok why ARGV`` in this process: exit status, stdout, stderr."""
-    out, err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8"), io.StringIO()
-    saved = sys.stdin
-    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            try:
-                status = main(["why", *argv])
-            except SystemExit as e:  # argparse
-                status = e.code
-            out.flush()
-    finally:
-        sys.stdin = saved
-    return status, out.buffer.getvalue().decode("utf-8"), err.getvalue()
+    status, out, err = in_process(["why", *argv], stdin)
+    return status, out.decode("utf-8"), err
 
 
 def shows(out: str, d) -> None:

@@ -7,6 +7,7 @@ with ``add_special=False, parse_special=False``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +36,18 @@ class CaseResult:
     @property
     def ok(self) -> bool:
         return self.got == self.expected
+
+
+def first_difference(candidate: Sequence, reference: Sequence) -> int | None:
+    """The first index where the two lists differ (a missing token counts as a difference), or ``None``.
+
+    >>> first_difference([1, 2, 3], [1, 2]), first_difference([1, 2], [1, 2])
+    (2, None)
+    """
+    for k, (a, b) in enumerate(zip(candidate, reference, strict=False)):
+        if a != b:
+            return k
+    return None if len(candidate) == len(reference) else min(len(candidate), len(reference))
 
 
 def run_cases(tok, gguf: Path) -> list[CaseResult] | None:

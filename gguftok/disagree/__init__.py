@@ -35,6 +35,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..bytemap import text_to_bytes
+from ..conformance.cases import first_difference
+from ..tokenizer import text_bytes
 from .engines import Engine, OtherEngineError, as_engine, transformers_tokenizer
 from .rules import describe_other, ours_rule
 from .sides import GgufSide, HFSide, Partition, Words, strip_added
@@ -101,13 +104,6 @@ class Disagreement:
         return "\n".join(lines)
 
 
-def first_difference(a: list, b: list) -> int | None:
-    for i, (x, y) in enumerate(zip(a, b, strict=False)):
-        if x != y:
-            return i
-    return None if len(a) == len(b) else min(len(a), len(b))
-
-
 def _agree(kind: str, ours: Any, theirs: Any, other: str) -> Disagreement:
     return Disagreement(kind, None, [], None, {}, f"llama.cpp and {other} agree", ours, theirs, other)
 
@@ -170,9 +166,7 @@ def explain(tok: Any, text: str, other: Any, *, add_special: bool = True, parse_
     d = Disagreement("encode", stages[0], stages, first_difference(ours, theirs),
                      {s: found[s] for s in stages}, sentences[stages[0]], ours, theirs, engine.name)
     if engine.kind == "gguf":
-        d.keys = _keys_behind(tok, engine.gguf, stages)
-        if d.keys:
-            d.explanation += f". The metadata behind it: {_key_story(tok, engine.gguf, d.keys)}"
+        _name_keys(d, tok, engine.gguf)
     return d
 
 
@@ -255,7 +249,7 @@ def _drill(ours_side: GgufSide, side: Any, segment: str, parse_special: bool,
     """Normalizer, pre-tokenizer or model, on a segment whose ids differ even alone: proved by handing one
     side's words to the other side's model (:func:`word_stages`)."""
     wo, wt = ours_side.model_input(segment, parse_special), side.model_input(segment, parse_special)
-    to_theirs, _ = _spellings(ours_side, side)
+    to_theirs = _spelling(ours_side, side)
     ours_words = [to_theirs(w) for w in wo.words]
     theirs_on_ours = side.run_model(ours_words)
     proved = theirs_on_ours == wo.flat  # the other model, on llama.cpp's words, gives llama.cpp's ids
@@ -271,13 +265,12 @@ def _drill(ours_side: GgufSide, side: Any, segment: str, parse_special: bool,
             found[stage], sentences[stage] = _model(ours_side, side, wo, ours_words, to_theirs)
 
 
-def _spellings(ours_side: GgufSide, side: Any):
-    """How a word of llama.cpp's model input is spelled for the other model, and back (WordPiece: llama.cpp
-    writes ``▁`` before each word, Hugging Face's WordPiece takes the bare word)."""
-    if isinstance(side, HFSide) and side.config.get("model", {}).get("type") == "WordPiece" \
-            and ours_side.vocab.type == "wpm":
-        return (lambda w: w.removeprefix("\u2581")), (lambda w: "\u2581" + w)
-    return (lambda w: w), (lambda w: w)
+def _spelling(ours_side: GgufSide, side: Any):
+    """How a word of llama.cpp's model input is spelled for the other model (WordPiece: llama.cpp writes ``▁``
+    before each word, Hugging Face's WordPiece takes the bare word)."""
+    if isinstance(side, HFSide) and side.config["model"]["type"] == "WordPiece" and ours_side.vocab.type == "wpm":
+        return lambda w: w.removeprefix("\u2581")
+    return lambda w: w
 
 
 def _shown(side: Any, word: str) -> str:
@@ -287,20 +280,10 @@ def _shown(side: Any, word: str) -> str:
         text = model.unspell(word)
         if text is not None:
             return text
-    from ..models.bpe import CHAR_TO_BYTE
-
     try:
-        return bytes(map(CHAR_TO_BYTE.__getitem__, word)).decode("utf-8")
+        return text_to_bytes(word).decode("utf-8")
     except (KeyError, UnicodeDecodeError):
         return word
-
-
-def _first_cut(a: list[str], b: list[str]) -> int:
-    """The index of the first word at which two splits of one string part."""
-    for i, (x, y) in enumerate(zip(a, b, strict=False)):
-        if x != y:
-            return i
-    return min(len(a), len(b))
 
 
 def _window(ours_words: list[str], theirs_words: list[str]) -> tuple[list[str], list[str]]:
@@ -335,7 +318,7 @@ def _pre_tokenizer(ours_side, side, segment, wo: Words, wt: Words, ours_words, p
 
 
 def _normalizer(ours_side, side, segment, joined_o, joined_t, proved: bool):
-    i = _first_cut(list(joined_o), list(joined_t))
+    i = first_difference(joined_o, joined_t) or 0
     rule_o, rule_t = ours_rule(ours_side, "normalizer"), describe_other(side, "normalizer")
     o, t = joined_o[max(0, i - 8):i + 12], joined_t[max(0, i - 8):i + 12]
     sentence = (f"the model sees {o!r} from {rule_o} and {t!r} from {rule_t}"
@@ -395,8 +378,8 @@ def _merge_parting(ours_side, side, word: str, to_theirs) -> dict[str, Any] | No
     merge_word(to_theirs(word), ranks_t, steps_t)
     done_o = [s.pair for s in steps_o if s.merged]
     done_t = [s.pair for s in steps_t if s.merged]
-    k = _first_cut(done_o, done_t)
-    if k >= max(len(done_o), len(done_t)):
+    k = first_difference(done_o, done_t)
+    if k is None:
         return None
     return {"step": k + 1, "ours": done_o[k] if k < len(done_o) else None,
             "theirs": done_t[k] if k < len(done_t) else None}
@@ -405,7 +388,7 @@ def _merge_parting(ours_side, side, word: str, to_theirs) -> dict[str, Any] | No
 def _special_match(ours_side, side, po: Partition, pt: Partition, parse_special: bool):
     ko = [(s.start, s.id, s.text) for s in po.specials]
     kt = [(s.start, s.id, s.text) for s in pt.specials]
-    i = _first_cut(ko, kt)
+    i = first_difference(ko, kt) or 0
     a = ko[i] if i < len(ko) else None
     b = kt[i] if i < len(kt) else None
     first = min((x for x in (a, b) if x is not None), key=lambda x: x[0])
@@ -514,7 +497,7 @@ def _explain_ids(ours_side: GgufSide, text: str, ids: list[int], add_special: bo
     # token boundaries against llama.cpp's word boundaries
     cuts = _word_cuts(ours_side, text, parse_special)
     if cuts is not None:
-        crossing = _crossings(tok, ids, cuts, text_bytes_of(text))
+        crossing = _crossings(tok, ids, cuts, text_bytes(text))
         if crossing is not None:
             return done("pre-tokenizer", {"token": list(crossing), "word_ends": sorted(cuts)[:50]},
                         f"token {crossing[0]} ({tok.token_text(crossing[0])!r}) spans a place where llama.cpp's "
@@ -535,17 +518,13 @@ def _added_words(tok: Any, added: tuple[list[int], list[int]] | None) -> str:
     return " and ".join(parts)
 
 
-def text_bytes_of(text: str) -> bytes:
-    return text.encode("utf-8", "surrogatepass")
-
-
 def _word_cuts(ours_side: GgufSide, text: str, parse_special: bool) -> set[int] | None:
     """Byte offsets where llama.cpp's words end (its BPE pre-tokenizer), or None for other models."""
     tok = ours_side.tok
     if tok.pre is None:
         return None
     cuts: set[int] = set()
-    data = text_bytes_of(text)
+    data = text_bytes(text)
     for frag in tok.fragments(data, parse_special):
         if isinstance(frag, int):
             continue
@@ -626,9 +605,7 @@ def explain_decode(tok: Any, ids: list[int], other: Any, *, remove_special: bool
     d = Disagreement("decode", "decoding", ["decoding"], pos, {"decoding": ev}, sentence, ours, theirs,
                      engine.name)
     if engine.kind == "gguf":
-        d.keys = _keys_behind(tok, engine.gguf, ["decoding"])
-        if d.keys:
-            d.explanation += f". The metadata behind it: {_key_story(tok, engine.gguf, d.keys)}"
+        _name_keys(d, tok, engine.gguf)
     return d
 
 
@@ -660,7 +637,7 @@ def _why_piece_ours(tok: Any, tid: int, pos: int, n: int, remove_special: bool) 
 
 
 def _why_piece_theirs(side: Any, tid: int, piece: str, remove_special: bool) -> str:
-    added = getattr(side, "_added", {}).get(tid)
+    added = getattr(side, "added", {}).get(tid)
     if "\ufffd" in piece:
         return "bytes it cannot read as a character"
     if added is not None and added.special:
@@ -710,12 +687,16 @@ def _short(v: Any) -> str:
     return s if len(s) <= 40 else s[:37] + "..."
 
 
-def _keys_behind(tok: Any, other: Any, stages: list[str]) -> list[str]:
+def _keys_behind(tok: Any, other: Any, stages: list[str]) -> tuple[list[str], str]:
+    """The differing metadata keys that can lie behind ``stages``, and their story in words."""
     diffs = _key_diffs(tok, other)
     wanted = [k for s in stages for k in STAGE_KEYS.get(s, ())]
-    return [k for k in dict.fromkeys(wanted) if k in diffs]
+    keys = [k for k in dict.fromkeys(wanted) if k in diffs]
+    return keys, "; ".join(diffs[k] for k in keys)
 
 
-def _key_story(tok: Any, other: Any, keys: list[str]) -> str:
-    diffs = _key_diffs(tok, other)
-    return "; ".join(diffs[k] for k in keys)
+def _name_keys(d: Disagreement, tok: Any, other: Any) -> None:
+    """Two GGUF files: the keys behind ``d``'s stages, named in its explanation too."""
+    d.keys, story = _keys_behind(tok, other, d.stages)
+    if d.keys:
+        d.explanation += f". The metadata behind it: {story}"

@@ -162,10 +162,10 @@ def describe_other(side: Any, stage: str, **kw: Any) -> str:
         return f"the other engine's {model.get('type', 'model')} model" + (f" ({', '.join(extra)})" if extra else "")
     if stage == "special-match":
         piece, found, parse_special = kw.get("piece"), kw.get("found"), kw.get("parse_special")
-        added = {t.content: (i, t) for i, t in side._added.items()}
+        added = {t.content: (i, t) for i, t in side.added.items()}
         hit = added.get(piece)
         if found is not None:
-            t = side._added[found[1]]
+            t = side.added[found[1]]
             return (f"the other engine reads it as added token {found[1]} (special={t.special}, "
                     f"normalized={t.normalized})")
         if hit is None:
@@ -177,7 +177,7 @@ def describe_other(side: Any, stage: str, **kw: Any) -> str:
     if stage == "special-context":
         if kw.get("strip"):
             piece = kw.get("piece") or ""
-            t = next((t for t in side._added.values() if t.content == piece), None)
+            t = next((t for t in side.added.values() if t.content == piece), None)
             sides = [n for n, on in (("left", getattr(t, "lstrip", False)), ("right", getattr(t, "rstrip", False)))
                      if on]
             if sides:

@@ -165,9 +165,6 @@ class GgufSide:
         unk = self.vocab.special.get("unk", -1)
         return unk if unk >= 0 else None
 
-    def is_added(self, tid: int, parse_special: bool) -> bool:
-        return tid in self.vocab.special_cache
-
 
 class HFSide:
     """The stages of a Hugging Face ``tokenizers`` pipeline (and of a transformers tokenizer over one)."""
@@ -176,7 +173,7 @@ class HFSide:
         self.engine = engine
         self.hf = engine.backend
         self.name = "the other engine"
-        self._added = self.hf.get_added_tokens_decoder()
+        self.added = self.hf.get_added_tokens_decoder()
         self._config: dict | None = None
 
     @property
@@ -204,17 +201,13 @@ class HFSide:
         t = self.hf.id_to_token(tid)
         return f"<id {tid}>" if t is None else t
 
-    def is_added(self, tid: int, parse_special: bool) -> bool:
-        tok = self._added.get(tid)
-        return tok is not None and (parse_special or not tok.special)
-
     def partition(self, text: str, parse_special: bool) -> Partition:
         enc = hf_encode(self.hf, text, False, parse_special)
         out = Partition()
         seg_ids: list[int] = []
         seg_start = 0
         for tid, (s, e) in zip(enc.ids, enc.offsets, strict=False):
-            added = self._added.get(tid)
+            added = self.added.get(tid)
             content = added.content if added is not None and (parse_special or not added.special) else ""
             # an added token cut out of the text has its text there (its span may hold stripped spaces); one the
             # model made from plain text (an unknown character as id 2, say) has not

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..conformance.cases import first_difference
 from .render import PALETTE, TEXT, Rendered, escape_visible, folded
 
 _MONO = "font-family:monospace"
@@ -27,14 +28,6 @@ _LATER = PALETTE[7]  # grey: after the first difference
 
 
 # ----------------------------------------------------------------------------------------------- facts
-def first_difference(candidate: Sequence[int], reference: Sequence[int]) -> int | None:
-    """The first index where the two lists differ (a missing token counts as a difference), or ``None``."""
-    for k, (a, b) in enumerate(zip(candidate, reference, strict=False)):
-        if a != b:
-            return k
-    return None if len(candidate) == len(reference) else min(len(candidate), len(reference))
-
-
 def parse_ids(text: str) -> list[int]:
     """Ids typed by hand or pasted from ``llama-tokenize --ids``: ``"[1, 2, 3]"``, ``"1 2 3"`` or ``"1,2,3"``.
 
