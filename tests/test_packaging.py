@@ -100,3 +100,37 @@ def test_the_source_layer_is_exported():
              "'http.client', 'ssl') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def _package_imports(path) -> set[str]:
+    """The gguftok modules a file imports (relative or absolute), at any depth of the code, as dotted names."""
+    import ast
+
+    tree = ast.parse(path.read_text())
+    here = path.relative_to(REPO).with_suffix("").parts  # ("gguftok", "sources", "http")
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = list(here[: len(here) - node.level])
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if mod.startswith("gguftok"):
+                names |= {f"{mod}.{a.name}" if mod == "gguftok" else mod for a in node.names}
+        elif isinstance(node, ast.Import):
+            names |= {a.name for a in node.names if a.name.startswith("gguftok")}
+    return names
+
+
+def test_the_byte_layers_know_nothing_of_tokenizers():
+    """The source layer and the GGUF reader import only the errors, the version and the data paths: never the
+    package's face (``gguftok/__init__.py``), which loads the tokenizer."""
+    allowed = {"gguftok.errors", "gguftok.version", "gguftok.data", "gguftok.metadata"}
+    files = sorted((REPO / "gguftok" / "sources").glob("*.py")) + [REPO / "gguftok" / "metadata.py"]
+    offenders = {}
+    for path in files:
+        bad = {m for m in _package_imports(path) if not m.startswith("gguftok.sources") and m not in allowed}
+        if bad:
+            offenders[str(path.relative_to(REPO))] = sorted(bad)
+    assert offenders == {}

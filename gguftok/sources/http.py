@@ -349,7 +349,7 @@ def _proxy_for(scheme: str, host: str) -> bool:
 
 
 def _user_agent() -> str:
-    from .. import __version__
+    from ..version import __version__
 
     return f"gguftok/{__version__}"
 

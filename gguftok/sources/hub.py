@@ -224,7 +224,7 @@ def _proxied(url: str) -> bool:
 
 
 def _version() -> str:
-    from .. import __version__
+    from ..version import __version__
 
     return __version__
 
