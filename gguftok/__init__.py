@@ -18,7 +18,7 @@ from .errors import ChatTemplateError, DataError, EncodeError, GGUFError, Ggufto
 from .metadata import GGUFMetadata, ValueType, read_metadata
 from .sources import ReadReport, Source, open_source
 from .tokenizer import Tokenizer
-from .version import __version__
+from .version import __version__ as __version__
 
 __all__ = ["ChatTemplateError", "DataError", "EncodeError", "GGUFError", "GGUFMetadata", "GguftokError",
            "ReadReport", "Source", "SourceError", "Tokenizer", "ValueType", "VocabError", "open_source",

@@ -127,7 +127,7 @@ def test_the_byte_layers_know_nothing_of_tokenizers():
     """The source layer and the GGUF reader import only the errors, the version and the data paths: never the
     package's face (``gguftok/__init__.py``), which loads the tokenizer."""
     allowed = {"gguftok.errors", "gguftok.version", "gguftok.data", "gguftok.metadata"}
-    files = sorted((REPO / "gguftok" / "sources").glob("*.py")) + [REPO / "gguftok" / "metadata.py"]
+    files = [*sorted((REPO / "gguftok" / "sources").glob("*.py")), REPO / "gguftok" / "metadata.py"]
     offenders = {}
     for path in files:
         bad = {m for m in _package_imports(path) if not m.startswith("gguftok.sources") and m not in allowed}
