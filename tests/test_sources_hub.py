@@ -95,13 +95,14 @@ def test_the_tokenizer_of_an_8_gb_model_on_the_hub(endpoint, hub, sparse_models)
 
 
 def test_the_cache_lists_a_hub_file_as_its_reference(endpoint, hub, metadata_cache):
-    from gguftok.sources.cache import MetadataCache
+    from gguftok.sources.cache import MetadataCache, content_key
 
     md = read_metadata("hf://me/tagged@v1.0/dir/m.gguf")
     (kept,) = MetadataCache().entries()
     assert kept.references == [f"hf://me/tagged/dir/m.gguf@v1.0 ({endpoint})"]
     assert kept.length == md.kv_end and kept.size == md.origin.size and "?" not in kept.location
-    assert f"etag:{hub.digest(hub.repos['me/tagged'].files['dir/m.gguf'])}" in kept.keys
+    assert content_key(endpoint, hub.digest(hub.repos['me/tagged'].files['dir/m.gguf'])) in kept.keys
+    assert f"etag:{endpoint} {hub.digest(hub.repos['me/tagged'].files['dir/m.gguf'])}" in kept.keys
 
 
 def test_a_second_load_asks_the_hub_only_for_the_head(endpoint, hub):
@@ -215,3 +216,37 @@ def test_a_hub_whose_name_never_resolves_is_a_timeout(metadata_cache, monkeypatc
     with silent_resolver(monkeypatch):
         fails("hf://me/m/m.gguf", "timeout", "no answer from https://slow.example within 0.5 s", timeout=0.5)
     assert time.monotonic() - t < 3
+
+
+@pytest.mark.parametrize("first", ["mirror", "hub"])
+def test_a_sha256_claimed_by_one_endpoint_is_no_hit_at_another(endpoint, hub, vocab_path, monkeypatch, first):
+    """A content key names the endpoint that claimed the sha256: a mirror (HF_ENDPOINT) that claims the real
+    file's sha256 for another vocabulary fills its own keys only, and a read from the real Hub (or the other way
+    round) reads its own bytes, never the other endpoint's kept ones."""
+    from gguftok.sources.cache import MetadataCache
+
+    ref = "hf://ggml-org/vocabs/ggml-vocab-qwen2.gguf"
+    real, other = vocab_path("qwen2"), vocab_path("gpt-2")
+    claimed = hub.digest(real)
+    with Loopback() as mirror_hub, Loopback() as mirror_cdn:
+        mirror = HubStandIn(mirror_hub, mirror_cdn)
+        mirror.sha[id(other)] = claimed  # it claims the real file's sha256 and serves another vocabulary
+        mirror.add("ggml-org/vocabs", {"ggml-vocab-qwen2.gguf": other})
+        served = {"hub": (endpoint, hub.cdn, real), "mirror": (mirror.endpoint, mirror_cdn, other)}
+        second = "hub" if first == "mirror" else "mirror"
+        for name in (first, second):
+            where, cdn, source = served[name]
+            monkeypatch.setenv("HF_ENDPOINT", where)
+            md = read_metadata(ref)
+            assert md.origin.cache == "stored" and cdn.bytes_sent() >= md.kv_end, (name, md.origin.cache)
+            assert ours_digests(md) == ours_digests(read_metadata(source)), name
+            assert md["tokenizer.ggml.pre"] == read_metadata(source)["tokenizer.ggml.pre"]
+        for name in (first, second):  # each endpoint's claim is a hit at that endpoint, with its own bytes
+            where, cdn, source = served[name]
+            monkeypatch.setenv("HF_ENDPOINT", where)
+            sent = cdn.bytes_sent()
+            md = read_metadata(ref)
+            assert md.origin.cache == "hit" and cdn.bytes_sent() == sent
+            assert ours_digests(md) == ours_digests(read_metadata(source)), name
+        keys = {k for e in MetadataCache().entries() for k in e.keys if k.startswith("etag:")}
+        assert keys == {f"etag:{endpoint} {claimed}", f"etag:{mirror.endpoint} {claimed}"}

@@ -16,8 +16,12 @@ its HTTP session (proxies, certificates, ``set_client_factory``) and its ``HEAD`
 there with range requests (:mod:`gguftok.sources.http`) through the same session; the token goes only to
 the Hub itself, never to the CDN.
 
-The bytes read are kept in the cache under the file's sha256, so a second load asks the Hub only for the
-``HEAD``; a reference at a commit (40 hex digits) never changes and is read from the cache without asking.
+The bytes read are kept in the cache under the file's sha256 as the endpoint claimed it, so a second load asks
+the Hub only for the ``HEAD``; a reference at a commit (40 hex digits) never changes and is read from the cache
+without asking. Every key names the endpoint (:func:`gguftok.sources.cache.content_key` and the others): the
+sha256 is the endpoint's word, which the bytes cannot be checked against (the file's start alone is read), so
+a hit trusts that endpoint's claim for the bytes read then, and a mirror at ``HF_ENDPOINT`` never serves (nor
+is served) what another endpoint's claim kept.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from typing import Any
 
 from ..errors import SourceError
 from .base import Options, Source
-from .cache import MetadataCache
+from .cache import MetadataCache, commit_key, content_key, hub_reference_key
 from .http import (
     _DRAIN,
     HttpSource,
@@ -119,9 +123,9 @@ class HubSource(Source):
         endpoint = self.endpoint()
         revision = self.revision or "main"
         url = hf.hf_hub_url(self.repo_id, self.path, repo_type=self.repo_type, revision=revision, endpoint=endpoint)
-        where = f"{endpoint} {self.repo_type or 'model'} {self.repo_id}"
-        at_commit = [f"hf:{where} {revision} {self.path}"] if _COMMIT.fullmatch(revision) else []
-        last_read = [f"ref:{where} {revision} {self.path}"]
+        at_commit = ([commit_key(endpoint, self.repo_type, self.repo_id, revision, self.path)]
+                     if _COMMIT.fullmatch(revision) else [])
+        last_read = [hub_reference_key(endpoint, self.repo_type, self.repo_id, revision, self.path)]
         offline = opts.is_offline("HF_HUB_OFFLINE") or bool(getattr(hf.constants, "HF_HUB_OFFLINE", False))
         notes = [f"{self.repo_id} at {revision} on {endpoint}"]
         if opts.cache and (at_commit or offline):
@@ -141,8 +145,9 @@ class HubSource(Source):
         commit = getattr(meta, "commit_hash", None)
         if commit and commit != revision:
             notes.append(f"revision {revision} is commit {commit}")
-        content = [f"etag:{etag}"] if etag else []
-        store = content + ([f"hf:{where} {commit} {self.path}"] if commit else []) + at_commit + last_read
+        content = [content_key(endpoint, etag)] if etag else []  # the endpoint's claim: scoped to it
+        at_resolved = [commit_key(endpoint, self.repo_type, self.repo_id, commit, self.path)] if commit else []
+        store = content + at_resolved + at_commit + last_read
         headers = hf.utils.build_hf_headers(library_name="gguftok", library_version=_version())
         headers["Accept-Encoding"] = "identity"
         inner = HttpSource(meta.location or url, opts, reference=self.reference, kind="hf", headers=headers,
