@@ -205,6 +205,36 @@ def test_an_exception_is_shown_with_its_input_and_line():
     assert r.text.splitlines()[3] == f"  raised:   KeyError: 'Ġ t' (line {line}: return table[line])"
 
 
+def test_a_failing_case_is_seen_whole_folded_in_the_report_and_by_one_call():
+    """The text report cuts a long input in the middle; its HTML folds the input (repr and length) and both
+    answers in whole, and ``compare`` returns the arguments and both answers in one call."""
+    import html
+
+    from gguftok.exercises import compare
+    from gguftok.exercises.lesson04 import reference_split
+
+    long_only = lambda text, regexes: [text] if len(text) > 300 else reference_split(text, regexes)  # noqa: E731
+    r = check("04.split", long_only)
+    assert r.status == "failed"
+    text, regexes = EXERCISES["04.split"].case(r.case + 1).args
+    assert len(text) > 300 and repr(text) not in r.text and " … " in r.text
+    assert f"  the input and both answers, whole: compare('04.split', {r.case + 1})" in r.text.splitlines()
+    page = html.unescape(r.rendered().html)
+    folded = page[page.index("<details>"):page.index("</details>")]
+    assert f"{text!r}  (a str of {len(text):,} characters)" in folded
+    assert repr(reference_split(text, regexes)) in folded and repr([text]) in folded
+    assert_sanitizer_safe(r.rendered().html)
+    c = EXERCISES["04.split"].compare(r.case + 1, long_only)
+    assert c.args == (text, regexes) and c.expected == reference_split(text, regexes) and c.got == [text]
+    assert not c.agree and EXERCISES["04.split"].compare(1, reference_split).agree
+    # the default function is the student's own: the committed template, not attempted, raises
+    with pytest.raises(NotImplementedError):
+        compare("04.split", 1)
+    # a short case shows whole in the text already: no pointer to compare there
+    short_fails = check("03.split_merge", lambda line: None)
+    assert "compare(" not in short_fails.text and "<details>" in short_fails.rendered().html
+
+
 def test_check_needs_a_function():
     with pytest.raises(TypeError, match="the function you wrote"):
         check("03.split_merge", "split_merge")

@@ -93,7 +93,8 @@ def test_the_reports_name_the_lesson_cases():
                       "  expected: [16]\n"
                       "  got:      [2, 0, 15]\n"
                       "  first difference at index 0: expected 16, got 2 (lengths 1 and 3)\n"
-                      "  run it again, whole: rerun('05.word_ids', 4)")
+                      "  run it again, whole: rerun('05.word_ids', 4)\n"
+                      "  the input and both answers, whole: compare('05.word_ids', 4)")
     chars, dropped = MUTANTS.MORE_WRONG["05.word_ids"]
     r = check("05.word_ids", chars)  # Ã and © are tokens, but llama.cpp looks up the bytes of Ã©
     assert r.call == "word_ids('ĠcafÃ©', CAFE, CAFE_IDS, False)" and r.expected == "[8]" and r.got == "[8, 4, 5]"

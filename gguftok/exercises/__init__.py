@@ -10,7 +10,8 @@ The package is ``notebooks/mytok/``, one module per stage (:mod:`gguftok.exercis
 The check runs the function on the lesson's examples and on seeded random and real-vocabulary inputs,
 compares every answer with the reference (the gguftok function the lesson explains, or an independent
 computation), and reports the first case that differs: the input, the expected answer, the student's, for a
-list the first differing index, and a call that runs the case again whole (``rerun("03.split_merge", 2)``).
+list the first differing index, a call that runs the case again whole (``rerun("03.split_merge", 2)``), and one
+that returns the input and both answers whole (``compare("03.split_merge", 2)``).
 Where the lesson is about cost, a :class:`Property` measures it once every case agrees. A template that still
 raises ``NotImplementedError`` is reported as "not attempted". Notebook 12's capstone
 (:mod:`gguftok.exercises.capstone`) assembles the student's ``GgufTokenizer`` and grades it against llama.cpp.
@@ -44,10 +45,10 @@ from . import (
     lesson11,
     lesson12,
 )
-from ._core import Case, CheckResult, Exercise, Property
+from ._core import Case, CheckResult, Comparison, Exercise, Property
 
-__all__ = ["EXERCISES", "Case", "CheckResult", "Exercise", "Property", "case_args", "check", "exercise",
-           "lesson_exercises", "rerun", "show", "solution"]
+__all__ = ["EXERCISES", "Case", "CheckResult", "Comparison", "Exercise", "Property", "case_args", "check", "compare",
+           "exercise", "lesson_exercises", "rerun", "show", "solution"]
 
 _LESSONS = [lesson01, lesson02, lesson03, lesson04, lesson05, lesson06, lesson07, lesson08, lesson09, lesson10,
             lesson11, lesson12]
@@ -81,6 +82,12 @@ def check(exercise_id: str, fn: Callable[..., Any] | None = None) -> CheckResult
 def rerun(exercise_id: str, number: int) -> Any:
     """Run case ``number`` of a report again through the student's function, whole and with nothing caught."""
     return exercise(exercise_id).rerun(number)
+
+
+def compare(exercise_id: str, number: int) -> Comparison:
+    """Case ``number`` of a report run again: ``.args``, ``.expected`` (the reference's answer) and ``.got``
+    (the student's), each whole, and ``.agree``. The student's function runs with nothing caught."""
+    return exercise(exercise_id).compare(number)
 
 
 def case_args(exercise_id: str, number: int) -> tuple:

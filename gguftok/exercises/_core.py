@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import html
+import inspect
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -200,6 +201,14 @@ class Exercise:
         caught: an exception shows its whole traceback, and a debugger (``%debug``) can be used on it."""
         return self.run(self.student() if fn is None else fn, self.case(number))
 
+    def compare(self, number: int, fn: Callable[..., Any] | None = None) -> Comparison:
+        """Case ``number`` again: its arguments, the reference's answer and the student's, all whole. The
+        student's function runs with nothing caught, as in :meth:`rerun`."""
+        case = self.case(number)
+        got = self.run(self.student() if fn is None else fn, case)
+        args = copy.deepcopy(case.args) if case.copy else case.args
+        return Comparison(self.id, number, args, self.expected(number - 1), got)
+
     def case(self, number: int) -> Case:
         """Case ``number``, counted from 1 as the reports count them."""
         cases = self.cases()
@@ -245,6 +254,9 @@ class CheckResult:
     detail: str = ""  # first differing index, or the exception raised
     where: str = "the notebook"  # where the student writes it: mytok/<stage>.py, or the notebook
     rerun: str = ""  # a call the student can copy to run the reported case again, whole
+    compare: str = ""  # a call that returns the case's input and both answers, whole
+    whole: tuple[tuple[str, str], ...] = ()  # (what, repr) of the input and answers, uncut, for the folded part
+    labelled: bool = False  # the input line shows the case's label, not its arguments
 
     @property
     def ok(self) -> bool:
@@ -273,7 +285,14 @@ class CheckResult:
             lines.append(f"  raised:   {self.detail}")
         if self.rerun:
             lines.append(f"  run it again, whole: {self.rerun}")
+        if self.compare and self._cut():
+            lines.append(f"  the input and both answers, whole: {self.compare}")
         return lines
+
+    def _cut(self) -> bool:
+        """Whether the lines above show less than the whole case (a cut value, or a label for the input)."""
+        return self.labelled or any(" … " in x and x.endswith(" characters)")
+                                    for x in (self.call, self.expected, self.got))
 
     @property
     def text(self) -> str:
@@ -292,10 +311,74 @@ class CheckResult:
         colour = {"passed": _GREEN, "not attempted": _GREY}.get(self.status, _RED)
         lines = self._lines()
         rest = "\n".join(x.removeprefix("  ") for x in lines[1:])
+        folded = ""
+        if self.whole:
+            parts = "".join(f'<div style="margin-top:4px"><b>{html.escape(what)}</b></div>'
+                            f'<div style="{_MONO};max-height:24em;overflow:auto">{html.escape(value)}</div>'
+                            for what, value in self.whole)
+            folded = f"<details><summary>the case whole</summary>{parts}</details>"
         body = (f'<div style="padding:4px 8px;margin:2px 0;border:2px solid {colour[0]};border-radius:4px;'
                 f'background:{colour[1]};color:{TEXT}"><div style="font-weight:bold">{html.escape(lines[0])}</div>'
-                + (f'<div style="{_MONO}">{html.escape(rest)}</div>' if rest else "") + "</div>")
+                + (f'<div style="{_MONO}">{html.escape(rest)}</div>' if rest else "") + folded + "</div>")
         return Rendered(body, self.text)
+
+
+WHOLE_LIMIT = 200_000  # characters of one whole value a report folds in; past it, compare() still gives it
+
+
+def _whole(value: Any) -> str:
+    """``repr(value)`` with its length, uncut up to :data:`WHOLE_LIMIT` characters.
+
+    >>> _whole("ab")
+    "'ab'  (a str of 2 characters)"
+    """
+    text = repr(value)
+    size = f"a {type(value).__name__}"
+    if isinstance(value, str | bytes | list | tuple | dict):
+        unit = {str: "character", bytes: "byte"}.get(type(value), "item")
+        size += f" of {len(value):,} {unit}{'' if len(value) == 1 else 's'}"
+    if len(text) > WHOLE_LIMIT:
+        text = text[:WHOLE_LIMIT] + f" … (the first {WHOLE_LIMIT:,} characters of {len(text):,})"
+    return f"{text}  ({size})"
+
+
+def _parameter_names(ex: Exercise, n: int) -> list[str]:
+    """The reference's parameter names for a call of ``n`` arguments, or ``argument 1``, ``argument 2``, ..."""
+    try:
+        names = [p.name for p in inspect.signature(ex.reference).parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        names = []
+    return names[:n] if len(names) >= n else [f"argument {i + 1}" for i in range(n)]
+
+
+def _whole_case(ex: Exercise, case: Case, expected: Any, got: Any = None, raised: str | None = None
+                ) -> tuple[tuple[str, str], ...]:
+    """The input, argument by argument, and both answers, uncut (up to :data:`WHOLE_LIMIT` characters each)."""
+    names = _parameter_names(ex, len(case.args))
+    parts = [(name, _whole(arg)) for name, arg in zip(names, case.args, strict=True)]
+    parts.append(("expected", _whole(expected)))
+    parts.append(("yours raised", raised) if raised is not None else ("yours", _whole(got)))
+    return tuple(parts)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One case run again: its arguments, the reference's answer and the student's, whole.
+
+    ``agree`` says whether the two answers agree as a check compares them."""
+
+    exercise: str
+    number: int
+    args: tuple
+    expected: Any
+    got: Any
+
+    @property
+    def agree(self) -> bool:
+        if isinstance(self.expected, Raises):
+            return False
+        return agree(self.expected, self.got)
 
 
 def check_exercise(ex: Exercise, fn: Callable[..., Any]) -> CheckResult:
@@ -320,13 +403,16 @@ def check_exercise(ex: Exercise, fn: Callable[..., Any]) -> CheckResult:
     for k, case in enumerate(cases):
         expected = ex.expected(k)
         base = dict(exercise=ex.id, total=total, reference=ex.reference_name, agreed=k, case=k,
-                    call=ex.describe(case), expected=short(expected), rerun=_rerun_call(ex, k))
+                    call=ex.describe(case), expected=short(expected), rerun=_rerun_call(ex, k),
+                    compare=f"compare({ex.id!r}, {k + 1})", labelled=case.label is not None)
         try:
             got = ex.run(fn, case)
         except Exception as e:
             if isinstance(expected, Raises) and isinstance(e, expected.kind):
                 continue
-            return CheckResult(status="error", detail=_raised_at(e), **base)
+            return CheckResult(status="error", detail=_raised_at(e),
+                               whole=_whole_case(ex, case, expected, raised=_raised_at(e)), **base)
+        base["whole"] = _whole_case(ex, case, expected, got)
         if isinstance(expected, Raises):
             return CheckResult(status="failed", got=short(got), detail="the reference raises here; yours returned",
                                **base)
