@@ -31,16 +31,8 @@ def intro(lesson: int) -> str:
     if modules:
         links = " and ".join(f"[`mytok/{m}.py`](mytok/{m}.py)" for m in modules)
         return (f"{HEADING}\n\n"
-                "Your own tokenizer lives in `mytok/`, a package of yours beside these notebooks, one module per\n"
-                f"stage. This notebook's stage is {links}:\n"
-                "open it in JupyterLab (click the link, or double-click the file in the file browser), write the\n"
-                "body of each function named below, save the file, and run its check. The check reads your file\n"
-                "again every time, so there is no need to restart the kernel, and nothing in this notebook ever\n"
-                "writes to it. It calls your function on this notebook's examples and on many generated inputs\n"
-                "(seeded, so the same every time), compares each answer with the reference, and shows the first\n"
-                "input where they differ, with a call you can copy to run that input again, whole. Until you\n"
-                "write a body it says *not attempted*. If you are stuck, the reference solutions are in\n"
-                "`solutions/mytok/` at the top of the repository.")
+                f"This notebook's stage is {links}: write the body of each function named below there, save, and\n"
+                "run its check (notebook 00, *How the exercises work*, says what a check does).")
     return (f"{HEADING}\n\n"
             "Write each function in the code cell under its statement, run that cell, then run the check below it.\n"
             "The check calls your function on this lesson's examples and on many generated inputs (seeded, so the\n"

@@ -27,6 +27,7 @@ from gguftok.exercises.lesson04 import (
 )
 from gguftok.pretokenize import PreTokenizer, pre_tokenizer_config
 from gguftok.pretokenize.regex_split import collapsed_text
+from gguftok.viz.pretokenize_view import alternatives
 
 WRONG = wrong_variants()
 TEMPLATE = REPO / "notebooks" / "mytok" / "pretokenize.py"
@@ -116,6 +117,42 @@ def test_the_hugging_face_spelling_of_the_contractions_fails_on_the_long_s():
     # GPT-2's pattern with or without its last alternative \s+ (llama.cpp's copy has none) cuts alike
     assert not llama_regexes("gpt-2")[0].endswith(r"|\s+") and solution.GPT2.endswith(r"|\s+")
     assert check("04.regexes_for", _solution_with(GPT2=llama_regexes("gpt-2")[0])).ok
+
+
+def _without_each_alternative(pattern: str):
+    """``(what was deleted, the pattern without it)`` for each top-level alternative of ``pattern``, and for each
+    alternative inside a top-level ``(?:...)`` group (Llama 3's contractions)."""
+    alts = alternatives(pattern)
+    for k, alt in enumerate(alts):
+        yield alt, "|".join(alts[:k] + alts[k + 1:])
+        if alt.startswith("(?:") and alt.endswith(")"):
+            inner = alternatives(alt[3:-1])
+            for j, sub in enumerate(inner):
+                group = "(?:" + "|".join(inner[:j] + inner[j + 1:]) + ")"
+                yield sub, "|".join([*alts[:k], group, *alts[k + 1:]])
+
+
+# Deleting the last alternative, \s+, changes no split: the whitespace it would take is left between matches, and
+# by rule 2 it stays a piece anyway (llama.cpp's copy of GPT-2's pattern has no \s+ at all).
+EQUIVALENT = {r"\s+"}
+STUDENT_PATTERNS = ("GPT2", "LLAMA3", "QWEN2")
+
+
+@pytest.mark.parametrize("name", STUDENT_PATTERNS)
+def test_every_alternative_of_every_pattern_the_student_writes_decides_some_case(name):
+    """A pattern with one alternative deleted (one contraction, say) must fail 04.regexes_for: its ids are wrong
+    on ordinary text, so the check must show a case where it cuts otherwise."""
+    pattern = getattr(workspace.load_solution("pretokenize"), name)
+    tried = survived = 0
+    for deleted, mutant in _without_each_alternative(pattern):
+        r = check("04.regexes_for", _solution_with(**{name: mutant}))
+        if deleted in EQUIVALENT and pattern.endswith("|" + deleted):
+            assert r.ok, f"{name} without its last {deleted}: {r.text}"
+            continue
+        tried += 1
+        survived += r.ok
+        assert not r.ok, f"{name} without the alternative {deleted!r} passes 04.regexes_for"
+    assert tried >= (6 if name == "GPT2" else 12) and not survived
 
 
 def _given(path):

@@ -228,9 +228,18 @@ def _regexes_for_examples() -> list[Case]:
     ]
 
 
+# Each contraction, in both cases, alone and with letters after it: without its alternative a pattern cuts these
+# otherwise (GPT-2 gives `'` and `t`; Llama 3's letters alternative takes `'tcha` whole), so every alternative
+# of the three patterns the student writes decides at least one case (random texts rarely hold `'ve`).
+CONTRACTION_TEXTS = ("it's, don't, we're, I've, I'm, we'll, he'd",
+                     "IT'S, DON'T, WE'RE, I'VE, I'M, WE'LL, HE'D",
+                     "it'sa don'tcha we'rent I'vegot I'mok we'llx he'dve",
+                     "IT'SA DON'TCHA WE'RENT I'VEGOT I'MOK WE'LLX HE'DVE")
+
+
 def _regexes_for_generated() -> list[Case]:
     r = rng(402)
-    cases = []
+    cases = [_rf_case(pre, text) for pre in VOCABULARIES for text in CONTRACTION_TEXTS]
     for pre in sorted(SAME_AS):
         n = 30 if pre in VOCABULARIES else 4
         cases += [_rf_case(pre, random_text(r, SAME_AS[pre])) for _ in range(n)]
@@ -254,8 +263,9 @@ regexes_for = Exercise(
         "\"Going deeper\" says why).\n\n"
         "The check cuts each text with your list (and a split of its own, so a slip in your `split` does not\n"
         "show here) and compares the pieces with gguftok's pre-tokenizer for that value: this notebook's\n"
-        "examples, random texts for every value `SAME_AS` holds, the texts of llama.cpp's `.inp` files, and\n"
-        "values it does not know (`\"gpt-4o\"`, `\"\"`, ...), which must raise `ValueError`."),
+        "examples, texts with every contraction, random texts for every value `SAME_AS` holds, the texts of\n"
+        "llama.cpp's `.inp` files, and values it does not know (`\"gpt-4o\"`, `\"\"`, ...), which must raise\n"
+        "`ValueError`."),
     template="",
     reference=_reference_regexes_for,
     reference_name="gguftok's pre-tokenizer for the same tokenizer.ggml.pre",

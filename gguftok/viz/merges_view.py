@@ -234,6 +234,8 @@ class MergeFacts:
     id_is_rank_plus_256: int  # merges whose token id is rank + 256
     uses_later_side: int  # merges with a side that only a later merge builds
     paths_histogram: tuple[tuple[int, int], ...]  # (merges per token, how many tokens)
+    # the first merge with a side that only a later merge builds: (its rank, that side, the side's first rank)
+    first_later_side: tuple[int, str, int] | None = None
 
 
 def merge_facts(index: MergeIndex) -> MergeFacts:
@@ -245,16 +247,21 @@ def merge_facts(index: MergeIndex) -> MergeFacts:
     top = max(hist) if hist else 0
     first_built = {text: ranks[0] for text, ranks in index.by_result.items()}
     rank_plus = later = 0
+    first_later: tuple[int, str, int] | None = None
     for r in range(len(index.merges)):
         m = index.merge(r)
         rank_plus += m.token_id is not None and m.token_id == r + 256
-        later += first_built.get(m.left, -1) > r or first_built.get(m.right, -1) > r
+        late = [side for side in (m.left, m.right) if first_built.get(side, -1) > r]
+        later += bool(late)
+        if late and first_later is None:
+            first_later = (r, late[0], first_built[late[0]])
     return MergeFacts(
         n_merges=len(index.merges), n_tokens=len(index.token_to_id), n_normal=len(index.normal),
         n_results=len(results), results_are_normal=results <= index.normal, normal_not_built=len(not_built),
         normal_not_built_are_bytes=not_built == set(BYTE_TO_CHAR),
         max_paths=top, most_paths=tuple(sorted(t for t, n in per_token.items() if n == top)),
-        id_is_rank_plus_256=rank_plus, uses_later_side=later, paths_histogram=tuple(sorted(hist.items())))
+        id_is_rank_plus_256=rank_plus, uses_later_side=later, paths_histogram=tuple(sorted(hist.items())),
+        first_later_side=first_later)
 
 
 def format_merge_facts(name: str, f: MergeFacts) -> str:
@@ -270,7 +277,13 @@ def format_merge_facts(name: str, f: MergeFacts) -> str:
                 + ", ".join(f"{_q(t[0])} x {len(t)}" if len(set(t)) == 1 else _q(t) for t in f.most_paths)
                 if f.max_paths > 1 else ""),
              f"  merges whose token id is rank + 256: {f.id_is_rank_plus_256:,} of {f.n_merges:,}",
-             f"  merges with a side that only a later merge builds: {f.uses_later_side:,}"]
+             f"  merges with a side that only a later merge builds: {f.uses_later_side:,}"
+             + (f"; the first is rank {f.first_later_side[0]}, whose side {_q(f.first_later_side[1])} is first "
+                f"built at rank {f.first_later_side[2]}" if f.first_later_side else "")]
+    if f.max_paths > 1:
+        lines.append("  a text of n characters splits in at most n - 1 ways: "
+                     + ", ".join(f"{_q(t[0])} x {len(t)} has {f.max_paths} of {len(t) - 1}" if len(set(t)) == 1
+                                 else f"{_q(t)} has {f.max_paths} of {len(t) - 1}" for t in f.most_paths))
     if f.max_paths > 1:
         lines.append("  tokens by number of merges that build them: "
                      + ", ".join(f"{k}: {n:,}" for k, n in f.paths_histogram[:6]) + ", ...")

@@ -70,12 +70,14 @@ side_by_side(toks, "Tokenizers don't see words: they see pieces. 日本語 too �
 # %% [markdown]
 # Already a few things to wonder about: why the same text costs a different number of tokens in each
 # vocabulary, why some tokens start with a space (`␣`), why one vocabulary spells the emoji as four separate
-# bytes, why BERT's tokens are in lower case and its emoji `[UNK]`. Each notebook answers one such question.
+# bytes, why BERT's tokens are in lower case, why even its first word starts with `␣` (it marks the start of a
+# word, not a space of the text), and why its emoji is `[UNK]`. Each notebook answers one such question.
 #
 # ## What you need
 #
 # - **Python**: functions, loops, lists and dicts, the difference between `str` and `bytes`, a small class;
-#   reading a traceback. Each notebook shows the standard-library tools it uses (`struct`, `heapq`, `regex`).
+#   reading a traceback. A notebook shows each tool the first time it needs it: `struct` and `heapq` from the
+#   standard library, and `regex`, a third-party package that knows Unicode's character classes.
 # - **No machine learning.** Nothing here trains or runs a model; the one thing you train, in notebook 03, is
 #   a tokenizer's merge list, with a loop of a few lines.
 # - **No C++.** llama.cpp is the reference every answer is compared with; where its source matters, the
@@ -107,13 +109,15 @@ side_by_side(toks, "Tokenizers don't see words: they see pieces. 日本語 too �
 # ## How the exercises work
 #
 # Every function of `mytok/` starts as a template: its signature, a docstring with a small example, and
-# `raise NotImplementedError`. You open the file in JupyterLab's editor, write the body, save, and run the
-# notebook's check cell, which reads your file again each time (no kernel restart). Each notebook's
-# **Exercises** section states its functions in full. A check says *not attempted* until you write the body,
-# *passed* with the number of cases when every answer agrees with the reference, and otherwise shows the
-# first input where yours differs: the input, the expected answer, yours (for a list, the first index that
-# differs; or the exception your code raised, with its line), and a call that runs that input again. The
-# stages and their functions:
+# `raise NotImplementedError`. You open the file in JupyterLab's editor (click the link in the notebook, or
+# double-click the file in the file browser), write the body, save, and run the notebook's check cell, which
+# reads your file again each time (no kernel restart); no notebook ever writes to your files. Each notebook's
+# **Exercises** section states its functions in full. A check calls your function on the notebook's examples
+# and on many generated inputs, seeded so that they are the same every time. It says *not attempted* until
+# you write the body, *passed* with the number of cases when every answer agrees with the reference, and
+# otherwise shows the first input where yours differs: the input, the expected answer, yours (for a list,
+# the first index that differs; or the exception your code raised, with its line), and a call that runs that
+# input again. The stages and their functions:
 
 # %%
 from gguftok.exercises import lesson_exercises  # noqa: E402

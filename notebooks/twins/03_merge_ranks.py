@@ -281,16 +281,8 @@ trailing_space_examples(qwen2, ["Hello", "The answer is"])
 # %% [markdown]
 # ## Exercises
 #
-# Your own tokenizer lives in `mytok/`, a package of yours beside these notebooks, one module per
-# stage. This notebook's stage is [`mytok/merges.py`](mytok/merges.py):
-# open it in JupyterLab (click the link, or double-click the file in the file browser), write the
-# body of each function named below, save the file, and run its check. The check reads your file
-# again every time, so there is no need to restart the kernel, and nothing in this notebook ever
-# writes to it. It calls your function on this notebook's examples and on many generated inputs
-# (seeded, so the same every time), compares each answer with the reference, and shows the first
-# input where they differ, with a call you can copy to run that input again, whole. Until you
-# write a body it says *not attempted*. If you are stuck, the reference solutions are in
-# `solutions/mytok/` at the top of the repository.
+# This notebook's stage is [`mytok/merges.py`](mytok/merges.py): write the body of each function named below there, save, and
+# run its check (notebook 00, *How the exercises work*, says what a check does).
 
 # %%
 from gguftok.exercises import check, rerun  # noqa: E402
@@ -440,11 +432,11 @@ print(format_merge_facts("llama-bpe", merge_facts(llama3_merges)))
 # Its 280,147 merges build only 127,744 distinct tokens, up to 80 merges the same one. Those 127,744 plus the 256 byte characters are again exactly its normal tokens; what
 # differs from Qwen2 is the number of **paths** to each token. Only 37,105 tokens have a single merge; most
 # have two or three. 49,630 merges even use a side that only a later merge builds (rank 1 joins `Ġ`
-# and `ĠĠĠ`, but `ĠĠĠ` is first built at rank 3), so this list is not a plain record of training steps.
+# and `ĠĠĠ`, but `ĠĠĠ` is first built at rank 14), so this list is not a plain record of training steps.
 #
 # The two tokens with 80 paths are runs of 81 and 83 spaces. A text of *n* characters can be cut into two
-# non-empty sides in only *n* − 1 ways, so *n* − 1 is a ceiling on its paths, and long runs of spaces,
-# whose every cut is itself a token, sit right on it. The figure shows both views: on the left, how many
+# non-empty sides in only *n* − 1 ways, so *n* − 1 is a ceiling on its paths. The run of 81 spaces, whose
+# every cut is itself a token, sits right on its ceiling of 80; the run of 83 stays two below its 82. The figure shows both views: on the left, how many
 # tokens have 1, 2, 3, ... paths (Qwen2 has a single point: every token, one path); on the right, Llama 3's
 # paths against token length, with the ceiling dashed (marker area grows with the number of tokens).
 

@@ -40,6 +40,7 @@ from gguftok.pretokenize.unicode import WHITESPACE_SET
 from gguftok.viz.numbers_view import digit_split, numbers_view
 from gguftok.viz.pretokenize_view import (
     LESSON_LINE,
+    alternatives,
     alternatives_view,
     class_differences_view,
     compare_splits,
@@ -134,9 +135,17 @@ print(literal(pre_tokenizer_config("gpt-2").regexes[0]))
 # | ` ?[^\s\p{L}\p{N}]+` | a space or none, then a run of anything else that is not whitespace: `,`, `!` |
 # | `\s+(?!\S)` | whitespace not followed by a non-space: before a word all but its last space, which the word's ` ?` takes |
 #
-# OpenAI's original (`encoder.py` of GPT-2) has a seventh alternative, `\s+`, for whitespace the others leave.
-# llama.cpp's copy stops at six and cuts the same: by rule 2, text no alternative takes stays a piece anyway
-# (the tab before `y` below). Each piece is numbered by the alternative that took it:
+# Each contraction is an alternative of its own, so llama.cpp's pattern has 11 alternatives. OpenAI's original
+# (`encoder.py` of GPT-2) has 12 alternatives: it ends with `\s+`, for whitespace the others leave. The copy
+# cuts the same without it: by rule 2, text no alternative takes stays a piece anyway (the tab before `y`).
+
+# %%
+GPT2_ENCODER_PY = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+print(f"alternatives: {len(alternatives(GPT2_ENCODER_PY))} in GPT-2's encoder.py, "
+      f"{len(alternatives(pre_tokenizer_config('gpt-2').regexes[0]))} in llama.cpp's copy")
+
+# %% [markdown]
+# Each piece is numbered by the alternative that took it:
 
 # %%
 alternatives_view(pre_tokenizer_config("gpt-2").regexes[0], "I'd pay 12345, it's ½!\n\n  x\ty  ")
@@ -268,16 +277,8 @@ yours_view("qwen2", LESSON_LINE)
 # %% [markdown]
 # ## Exercises
 #
-# Your own tokenizer lives in `mytok/`, a package of yours beside these notebooks, one module per
-# stage. This notebook's stage is [`mytok/pretokenize.py`](mytok/pretokenize.py):
-# open it in JupyterLab (click the link, or double-click the file in the file browser), write the
-# body of each function named below, save the file, and run its check. The check reads your file
-# again every time, so there is no need to restart the kernel, and nothing in this notebook ever
-# writes to it. It calls your function on this notebook's examples and on many generated inputs
-# (seeded, so the same every time), compares each answer with the reference, and shows the first
-# input where they differ, with a call you can copy to run that input again, whole. Until you
-# write a body it says *not attempted*. If you are stuck, the reference solutions are in
-# `solutions/mytok/` at the top of the repository.
+# This notebook's stage is [`mytok/pretokenize.py`](mytok/pretokenize.py): write the body of each function named below there, save, and
+# run its check (notebook 00, *How the exercises work*, says what a check does).
 
 # %%
 from gguftok.exercises import check, rerun  # noqa: E402
@@ -316,8 +317,9 @@ check("04.split")
 #
 # The check cuts each text with your list (and a split of its own, so a slip in your `split` does not
 # show here) and compares the pieces with gguftok's pre-tokenizer for that value: this notebook's
-# examples, random texts for every value `SAME_AS` holds, the texts of llama.cpp's `.inp` files, and
-# values it does not know (`"gpt-4o"`, `""`, ...), which must raise `ValueError`.
+# examples, texts with every contraction, random texts for every value `SAME_AS` holds, the texts of
+# llama.cpp's `.inp` files, and values it does not know (`"gpt-4o"`, `""`, ...), which must raise
+# `ValueError`.
 #
 # Write it in [`mytok/pretokenize.py`](mytok/pretokenize.py).
 

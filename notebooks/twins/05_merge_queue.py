@@ -75,7 +75,7 @@ merge_log(["lower", "lowest", "newer"], TOY)
 #
 # Press play, or drag the slider. Each frame shows the entry just popped (green if it merged, struck through
 # and *skipped* if stale), the symbols after it (the new one marked *new*), and the queue in pop order, each
-# entry as `r<rank> left+right`. The frames are drawn in advance: stepping needs no running kernel.
+# entry as `r<rank> left+right`.
 
 # %% tags=["nbval-ignore-output"]
 queue_player(queue_frames("lower", TOY))
@@ -90,6 +90,36 @@ frames_text(queue_frames("lower", TOY), [0, 1, 3, 5])
 # %% [markdown]
 # Why not delete `w er` the moment `w` disappears? A heap hands out its smallest entry cheaply, but finding any
 # other entry means searching all of it. Checking the entry on its way out costs one string comparison.
+
+# %% [markdown]
+# ## The queue in Python: `heapq`
+#
+# `heapq` keeps a plain list as a heap: `heappush` adds an entry, `heappop` takes out the smallest. Tuples
+# compare item by item, so entries `(rank, position, left, right)` come out lowest rank first and, on equal
+# ranks, leftmost first, as the rule asks:
+
+# %%
+import heapq  # noqa: E402
+
+queue: list[tuple[int, int, str, str]] = []
+for entry in [(8, 2, "w", "er"), (1, 5, "l", "o"), (0, 3, "e", "r"), (1, 0, "l", "o")]:
+    heapq.heappush(queue, entry)
+print([heapq.heappop(queue) for _ in range(len(queue))])
+
+# %% [markdown]
+# The whole loop, in words:
+#
+# 1. push `(rank, position, left, right)` for every neighbouring pair with a rank;
+# 2. keep the symbols in a list where a merged-away symbol becomes `""`, and find each symbol's live
+#    neighbours (an index of them, or a search for the next non-empty entry);
+# 3. pop; if the two symbols now at the entry's position are not its `left` and `right`, skip it (stale);
+# 4. otherwise merge them, and push the pairs the merged symbol makes with its new neighbours;
+# 5. repeat until the queue is empty.
+#
+# `lower` again, one row per pop: the check of step 3 is the *stale* row.
+
+# %%
+merge_log(["lower"], TOY)
 
 # %% [markdown]
 # ## A real word: ` tokenization` in Qwen2
@@ -202,9 +232,8 @@ queue_cost(qwen2.model.ranks)
 # %% [markdown]
 # ## Now write it: `mytok/merge_queue.py`
 #
-# Open [`mytok/merge_queue.py`](mytok/merge_queue.py) and write its three functions (statements and checks in
-# **Exercises** below): `lowest_pair`, one step of the rule as first stated; `merge_word`, the queue with
-# `heapq`, skipping stale entries; `word_ids`, a word's ids as the previous sections put them together.
+# Open [`mytok/merge_queue.py`](mytok/merge_queue.py): its three functions, stated under **Exercises**, are
+# one step of the rule (`lowest_pair`), the queue (`merge_word`) and a word's ids (`word_ids`).
 #
 # `merge_word` also takes an optional keyword, `trace`. When it is a list, append one tuple
 # `(rank, position, left, right, merged)` for each entry you pop (`position` is where `left` starts in the
@@ -226,16 +255,8 @@ beside_frames("Ġtokenization", qwen2.model.ranks)[0]
 # %% [markdown]
 # ## Exercises
 #
-# Your own tokenizer lives in `mytok/`, a package of yours beside these notebooks, one module per
-# stage. This notebook's stage is [`mytok/merge_queue.py`](mytok/merge_queue.py):
-# open it in JupyterLab (click the link, or double-click the file in the file browser), write the
-# body of each function named below, save the file, and run its check. The check reads your file
-# again every time, so there is no need to restart the kernel, and nothing in this notebook ever
-# writes to it. It calls your function on this notebook's examples and on many generated inputs
-# (seeded, so the same every time), compares each answer with the reference, and shows the first
-# input where they differ, with a call you can copy to run that input again, whole. Until you
-# write a body it says *not attempted*. If you are stuck, the reference solutions are in
-# `solutions/mytok/` at the top of the repository.
+# This notebook's stage is [`mytok/merge_queue.py`](mytok/merge_queue.py): write the body of each function named below there, save, and
+# run its check (notebook 00, *How the exercises work*, says what a check does).
 
 # %%
 from gguftok.exercises import check, rerun  # noqa: E402

@@ -132,8 +132,9 @@ fig = eog_figure(FACTS)
 # %% [markdown]
 # ## A doubled or a missing BOS
 #
-# Llama 3 adds `<|begin_of_text|>` (128000) with `add_special=True`, the default of `Tokenizer.encode` and
-# of `llama_tokenize`; with `add_special=False` the same text has none.
+# Llama 3 adds `<|begin_of_text|>` (128000) with `add_special=True`, the default of `Tokenizer.encode`
+# (llama.cpp's `llama_tokenize` has no default: every caller passes the flag); with `add_special=False` the
+# same text has none.
 
 # %%
 llama3, qwen2 = TOK["llama-bpe"], TOK["qwen2"]
@@ -274,16 +275,8 @@ except NotImplementedError:
 # %% [markdown]
 # ## Exercises
 #
-# Your own tokenizer lives in `mytok/`, a package of yours beside these notebooks, one module per
-# stage. This notebook's stage is [`mytok/bos_eos.py`](mytok/bos_eos.py):
-# open it in JupyterLab (click the link, or double-click the file in the file browser), write the
-# body of each function named below, save the file, and run its check. The check reads your file
-# again every time, so there is no need to restart the kernel, and nothing in this notebook ever
-# writes to it. It calls your function on this notebook's examples and on many generated inputs
-# (seeded, so the same every time), compares each answer with the reference, and shows the first
-# input where they differ, with a call you can copy to run that input again, whole. Until you
-# write a body it says *not attempted*. If you are stuck, the reference solutions are in
-# `solutions/mytok/` at the top of the repository.
+# This notebook's stage is [`mytok/bos_eos.py`](mytok/bos_eos.py): write the body of each function named below there, save, and
+# run its check (notebook 00, *How the exercises work*, says what a check does).
 
 # %%
 from gguftok.exercises import check, rerun  # noqa: E402

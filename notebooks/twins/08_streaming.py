@@ -300,16 +300,8 @@ frames_text(frames, range(first + 1, first + 4))
 # %% [markdown]
 # ## Exercises
 #
-# Your own tokenizer lives in `mytok/`, a package of yours beside these notebooks, one module per
-# stage. This notebook's stage is [`mytok/detokenize.py`](mytok/detokenize.py):
-# open it in JupyterLab (click the link, or double-click the file in the file browser), write the
-# body of each function named below, save the file, and run its check. The check reads your file
-# again every time, so there is no need to restart the kernel, and nothing in this notebook ever
-# writes to it. It calls your function on this notebook's examples and on many generated inputs
-# (seeded, so the same every time), compares each answer with the reference, and shows the first
-# input where they differ, with a call you can copy to run that input again, whole. Until you
-# write a body it says *not attempted*. If you are stuck, the reference solutions are in
-# `solutions/mytok/` at the top of the repository.
+# This notebook's stage is [`mytok/detokenize.py`](mytok/detokenize.py): write the body of each function named below there, save, and
+# run its check (notebook 00, *How the exercises work*, says what a check does).
 
 # %%
 from gguftok.exercises import check, rerun  # noqa: E402
@@ -470,12 +462,20 @@ print(f"vocabularies in data/vocab: {len(list(vocab_dir().glob('ggml-vocab-*.ggu
 detokenize_rules(llama3, llama3.encode("Hello world"))
 
 # %% [markdown]
-# The last rule is `clean_spaces` (the vocabulary's `tokenizer.ggml.clean_spaces`, set for Llama 3, not for
-# Qwen2 or Llama SPM). It is three passes over the bytes, ported literally in
-# `gguftok.detokenize.clean_spaces`: a space before `? ! . ,` goes; ` ' ` becomes `'`; and a space before
-# `'s 'm 're 've` goes, while `'t 'd 'll` keep theirs. The second line shows a quirk that a literal port
-# keeps: llama.cpp's second pass reads back a byte it has just blanked, so `a ' ' b` loses more than one
-# might expect. (These lines come from gguftok's port, which is held to the pinned llama.cpp.)
+# The last rule is `clean_spaces`. No key of the file holds it: llama.cpp sets this flag from the vocabulary
+# type and the pre-tokenizer, on for WordPiece and most byte-level pre-tokenizers, off for SentencePiece,
+# Unigram and some byte-level ones (Qwen2 among them):
+
+# %%
+print({name: tok.vocab.clean_spaces for name, tok in [("llama-bpe", llama3), ("qwen2", qwen2),
+                                                       ("llama-spm", llama_spm)]})
+
+# %% [markdown]
+# It is three passes over the bytes, ported literally in `gguftok.detokenize.clean_spaces`: a space before
+# `? ! . ,` goes; ` ' ` becomes `'`; and a space before `'s 'm 're 've` goes, while `'t 'd 'll` keep theirs.
+# The second line shows a quirk that a literal port keeps: llama.cpp's second pass reads back a byte it has
+# just blanked, so `a ' ' b` loses more than one might expect. (These lines come from gguftok's port, which is
+# held to the pinned llama.cpp.)
 
 # %%
 clean_spaces_table(["Hello , world !", "a ' ' b", "it 's what we 're after", "don 't , we 'll"])

@@ -61,10 +61,10 @@ TEXTS = ["Hello world, it's 2026!",
 # ## Three texts, two vocabularies
 #
 # English with an apostrophe and a number, a few lines of code, and mixed scripts with an emoji: each
-# stresses another part of a pre-tokenizer. `llama-tokenize` encodes with two defaults worth knowing: it adds
-# BOS **if the vocabulary asks for it** (`tokenizer.ggml.add_bos_token`), and it **parses special tokens** in
-# the text. `tokenize_lines` does the same and prints each token as `llama-tokenize` does,
-# `{id:6d} -> '{piece}'`, then the `--ids` form.
+# stresses another part of a pre-tokenizer. `llama-tokenize` has two defaults worth knowing: it adds BOS
+# **if the vocabulary asks for it** (by the rules of notebook 07), and it **parses special tokens** in the
+# text. `tokenize_lines` does the same and prints each token as `llama-tokenize` does, `{id:6d} -> '{piece}'`,
+# then the `--ids` form.
 
 # %%
 print("Qwen2 adds BOS:", qwen2.add_bos, "   Llama 3 adds BOS:", llama3.add_bos)
@@ -341,16 +341,8 @@ disagreement_view(explain(llama3, "Tiếng Việt", hf["llama-bpe"], add_special
 # %% [markdown]
 # ## Exercises
 #
-# Your own tokenizer lives in `mytok/`, a package of yours beside these notebooks, one module per
-# stage. This notebook's stage is [`mytok/conformance.py`](mytok/conformance.py):
-# open it in JupyterLab (click the link, or double-click the file in the file browser), write the
-# body of each function named below, save the file, and run its check. The check reads your file
-# again every time, so there is no need to restart the kernel, and nothing in this notebook ever
-# writes to it. It calls your function on this notebook's examples and on many generated inputs
-# (seeded, so the same every time), compares each answer with the reference, and shows the first
-# input where they differ, with a call you can copy to run that input again, whole. Until you
-# write a body it says *not attempted*. If you are stuck, the reference solutions are in
-# `solutions/mytok/` at the top of the repository.
+# This notebook's stage is [`mytok/conformance.py`](mytok/conformance.py): write the body of each function named below there, save, and
+# run its check (notebook 00, *How the exercises work*, says what a check does).
 
 # %%
 from gguftok.exercises import check, rerun  # noqa: E402

@@ -278,16 +278,8 @@ cache_states(prose, (4, 64, 1024))
 # %% [markdown]
 # ## Exercises
 #
-# Your own tokenizer lives in `mytok/`, a package of yours beside these notebooks, one module per
-# stage. This notebook's stage is [`mytok/cache.py`](mytok/cache.py):
-# open it in JupyterLab (click the link, or double-click the file in the file browser), write the
-# body of each function named below, save the file, and run its check. The check reads your file
-# again every time, so there is no need to restart the kernel, and nothing in this notebook ever
-# writes to it. It calls your function on this notebook's examples and on many generated inputs
-# (seeded, so the same every time), compares each answer with the reference, and shows the first
-# input where they differ, with a call you can copy to run that input again, whole. Until you
-# write a body it says *not attempted*. If you are stuck, the reference solutions are in
-# `solutions/mytok/` at the top of the repository.
+# This notebook's stage is [`mytok/cache.py`](mytok/cache.py): write the body of each function named below there, save, and
+# run its check (notebook 00, *How the exercises work*, says what a check does).
 
 # %%
 from gguftok.exercises import check, rerun  # noqa: E402

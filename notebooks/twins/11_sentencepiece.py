@@ -57,6 +57,7 @@ from gguftok.viz.families_view import (
     toy_spm_vocab,
     wordpiece_view,
 )
+from gguftok.viz.languages_view import SAMPLES
 
 
 def load(name):
@@ -286,12 +287,7 @@ compare_families(TOKS, "Hello wörld 😀")
 # point, every one in the toggle and in the figure.
 
 # %%
-SENTENCES = {
-    "English": "The weather is nice today, so we are going for a walk in the park.",
-    "German": "Das Wetter ist heute schön, also gehen wir im Park spazieren.",
-    "Chinese": "今天天气很好，所以我们去公园散步。",
-    "Russian": "Сегодня хорошая погода, поэтому мы идём гулять в парк.",
-}
+SENTENCES = {lang: SAMPLES[lang] for lang in ("English", "German", "Chinese", "Russian")}  # notebook 01's
 COUNTS = token_counts(TOKS, SENTENCES)
 counts_table(COUNTS, ["gpt-2", "llama-spm", "baichuan", "qwen2", "gemma-4"])
 
@@ -321,16 +317,8 @@ family_view(TOKS["llama-spm"], "Hello wörld 😀", title="llama-spm")
 # %% [markdown]
 # ## Exercises
 #
-# Your own tokenizer lives in `mytok/`, a package of yours beside these notebooks, one module per
-# stage. This notebook's stage is [`mytok/sentencepiece.py`](mytok/sentencepiece.py):
-# open it in JupyterLab (click the link, or double-click the file in the file browser), write the
-# body of each function named below, save the file, and run its check. The check reads your file
-# again every time, so there is no need to restart the kernel, and nothing in this notebook ever
-# writes to it. It calls your function on this notebook's examples and on many generated inputs
-# (seeded, so the same every time), compares each answer with the reference, and shows the first
-# input where they differ, with a call you can copy to run that input again, whole. Until you
-# write a body it says *not attempted*. If you are stuck, the reference solutions are in
-# `solutions/mytok/` at the top of the repository.
+# This notebook's stage is [`mytok/sentencepiece.py`](mytok/sentencepiece.py): write the body of each function named below there, save, and
+# run its check (notebook 00, *How the exercises work*, says what a check does).
 
 # %%
 from gguftok.exercises import check, rerun  # noqa: E402
@@ -444,8 +432,9 @@ check("11.spm_encode")
 #
 # ### Decoding with `remove_special=True`
 #
-# Dropping the `<s>` does not bring the first-space rule back: llama.cpp turns the space removal off when
-# `remove_special` is on, so the space stays. gguftok copies the rule as the pinned llama.cpp has it:
+# Dropping the `<s>` does not bring the first-space rule back: when llama.cpp drops a leading BOS
+# (`remove_special` on, a vocabulary that adds BOS, and BOS first), it also turns the space removal off, so
+# the space stays. gguftok copies the rule as the pinned llama.cpp has it:
 
 # %%
 print(repr(llama_spm.decode(llama_spm.encode("Hello wörld 😀"), remove_special=True)))

@@ -166,6 +166,20 @@ def expand_going_deeper(page) -> int:
     return n
 
 
+def folded_answers(page) -> list[str]:
+    """Open every ``<details>`` of the notebook's rendered markdown (the self-check answers) and return what a
+    reader sees in each, its ``<code>`` and ``<pre>`` left out: markdown that was not rendered shows there as
+    literal backticks or asterisks."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll(
+                    '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-MarkdownOutput details')].map(d => {
+            d.open = true;
+            const copy = d.cloneNode(true);
+            copy.querySelectorAll('code, pre').forEach(e => e.remove());
+            return copy.textContent;
+        })""")
+
+
 def error_outputs(page) -> list[str]:
     """The text of every error or stderr output, and every widget that failed to display."""
     found = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").all_inner_texts()

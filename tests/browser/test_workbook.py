@@ -28,6 +28,7 @@ from labdriver import (
     contrast,
     error_outputs,
     expand_going_deeper,
+    folded_answers,
     html_text,
     missing_browser,
     notebook_literal,
@@ -454,6 +455,11 @@ def test_notebook_in_jupyterlab(page, lab, notebook):
     errors = error_outputs(page)
     assert not errors, f"{notebook}: error output in JupyterLab: {errors[0][:1500]}"
     expand_going_deeper(page)  # every view, figure and theme check sees the whole notebook
+    answers = folded_answers(page)
+    if notebook[:2].isdigit():
+        assert len(answers) >= 3, f"{notebook}: {len(answers)} folded self-check answers rendered"
+    raw = [a.strip()[:200] for a in answers if "`" in a or "*" in a]
+    assert not raw, f"{notebook}: folded answers show raw markdown: {raw}"
     stem = Path(notebook).stem
     views = VIEWS.get(notebook, [])
     widgets = []

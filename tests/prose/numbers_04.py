@@ -19,3 +19,17 @@ def _unicode_version() -> str:
 COMPUTED = {
     "15.1": _unicode_version,
 }
+
+
+def _qwen2_changed_alternative() -> int:
+    """Which alternative (counting from 1) Qwen2's pattern changes in Llama 3's: the only one that differs."""
+    from gguftok.pretokenize import pre_tokenizer_config
+    from gguftok.viz.pretokenize_view import alternatives
+
+    llama3 = alternatives(pre_tokenizer_config("llama-bpe").regexes[0])
+    qwen2 = alternatives(pre_tokenizer_config("qwen2").regexes[0])
+    (changed,) = [i for i, (a, b) in enumerate(zip(llama3, qwen2, strict=True)) if a != b]
+    return changed + 1
+
+
+COMPUTED["third alternative"] = _qwen2_changed_alternative
