@@ -108,7 +108,8 @@ class SourceError(GguftokError, OSError):
     ``reference`` is what was asked for (a path, a URL, ``hf://...``, ``ollama:...``); ``reason`` a short code
     (``"not-found"``, ``"forbidden"``, ``"no-range"``, ``"truncated"``, ``"bad-range"``, ``"timeout"``,
     ``"unreachable"``, ``"http-error"``, ``"offline"``, ``"shard"``, ``"missing-extra"``, ``"bad-reference"``,
-    ``"changed"``, ``"too-many-redirects"``, ``"insecure"``); ``status`` the HTTP status, when there is one. The
+    ``"changed"``, ``"too-many-redirects"``, ``"insecure"``, ``"protocol"``: the server's answer is not valid
+    HTTP, ``"too-large"``); ``status`` the HTTP status, when there is one. The
     message says what went wrong and what to do.
 
     >>> e = SourceError("no such file on the server (HTTP 404)", reference="https://example.org/m.gguf",

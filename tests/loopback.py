@@ -58,6 +58,7 @@ class Fault:
     drop: bool = False  # close after each answer without saying so (as a server timing out an idle connection)
     hangup: bool = False  # read the request, then close without answering
     after: int = 0  # the fault applies from this request on (0: the first)
+    drip_head: float = 0.0  # seconds between the bytes of the status line and headers (each read on time; 8 s at most)
 
 
 @dataclass
@@ -245,7 +246,18 @@ class Loopback:
             first, last, status = 0, size - 1, 200
             headers["Content-Length"] = str(size)
         # a body cut short ends its connection (as a real one would: nothing after it could be told apart)
-        self.respond(h, status, headers, close=fault.close or fault.truncate is not None, drop=fault.drop)
+        if fault.drip_head:
+            head = f"HTTP/1.1 {status} Partial\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items()) + "\r\n"
+            ends = time.monotonic() + 8  # then hang up: a client that waits so long fails, and no test hangs
+            for i in range(len(head)):
+                h.wfile.write(head[i].encode("latin-1"))
+                h.wfile.flush()
+                if self.stop.wait(fault.drip_head) or time.monotonic() > ends:
+                    h.close_connection = True
+                    return
+            h.close_connection = True
+        else:
+            self.respond(h, status, headers, close=fault.close or fault.truncate is not None, drop=fault.drop)
         if method == "HEAD":
             return
         if fault.stall and self.stop.wait(fault.stall):
@@ -426,3 +438,182 @@ def silent_resolver(monkeypatch, host: str = "slow.example") -> Iterator[None]:
         yield
     finally:
         release.set()
+
+
+# ---------------------------------------------------------------------------------------------- hostile servers
+
+
+class RawServer:
+    """A TCP server on 127.0.0.1 that speaks no HTTP of its own: each connection is given to ``script(conn,
+    server)``, which reads and writes raw bytes (the hostile behaviours below). ``lifetime`` bounds every
+    connection: a script that would go on forever stops then, so a client that waits for it fails a test
+    instead of hanging it. ``tls``: a certificate and its key, for ``https://localhost:PORT``."""
+
+    def __init__(self, script, *, lifetime: float = 12.0, tls: tuple[Path, Path] | None = None) -> None:
+        self.script, self.lifetime = script, lifetime
+        self.stop = threading.Event()
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.scheme = "http" if tls is None else "https"
+        self.tls = None
+        if tls is not None:
+            self.tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            self.tls.load_cert_chain(*tls)
+        self.connections = 0
+        self.requests: list[bytes] = []  # the request heads received, in order
+        self.lock = threading.Lock()
+        self.conns: list[socket.socket] = []
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+
+    def __enter__(self) -> RawServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        with contextlib.suppress(OSError):
+            self.sock.close()
+        with self.lock:
+            for c in self.conns:
+                with contextlib.suppress(OSError):
+                    c.close()
+
+    @property
+    def origin(self) -> str:
+        return f"{self.scheme}://{'127.0.0.1' if self.scheme == 'http' else 'localhost'}:{self.port}"
+
+    def url(self, path: str) -> str:
+        return self.origin + path
+
+    def _accept(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with self.lock:
+                self.connections += 1
+                self.conns.append(conn)
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        conn.settimeout(self.lifetime)
+        ends = time.monotonic() + self.lifetime
+        try:
+            if self.tls is not None:
+                conn = self.tls.wrap_socket(conn, server_side=True)
+            self.script(_Peer(conn, self, ends))
+        except (OSError, _Over):
+            pass
+        finally:
+            with contextlib.suppress(OSError):
+                conn.close()
+
+
+class _Over(Exception):
+    """A script's connection outlived the server's ``lifetime``."""
+
+
+class _Peer:
+    """One connection as a script sees it: ``request()`` (the next request's head), ``send(bytes)``,
+    ``drip(bytes, every)`` (a byte at a time), ``alive`` (neither stopped nor past the lifetime)."""
+
+    def __init__(self, conn: socket.socket, server: RawServer, ends: float) -> None:
+        self.conn, self.server, self.ends = conn, server, ends
+        self.buffer = b""
+
+    @property
+    def alive(self) -> bool:
+        return not self.server.stop.is_set() and time.monotonic() < self.ends
+
+    def request(self) -> bytes:
+        while b"\r\n\r\n" not in self.buffer:
+            data = self.conn.recv(65536)
+            if not data:
+                raise _Over
+            self.buffer += data
+        head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
+        with self.server.lock:
+            self.server.requests.append(head)
+        return head
+
+    def send(self, data: bytes) -> None:
+        self.conn.sendall(data)
+
+    def drip(self, data: bytes, every: float) -> None:
+        for i in range(len(data)):
+            if not self.alive or self.server.stop.wait(every):
+                raise _Over
+            self.conn.sendall(data[i:i + 1])
+
+    def hold(self) -> None:
+        """Send nothing more until the server stops or the lifetime ends."""
+        self.server.stop.wait(max(self.ends - time.monotonic(), 0))
+        raise _Over
+
+
+def endless_continue(peer: _Peer) -> None:
+    """``HTTP/1.1 100 Continue`` answers, one after the other, forever (no real answer ever comes)."""
+    peer.request()
+    while peer.alive:
+        peer.send(b"HTTP/1.1 100 Continue\r\n\r\n" * 64)
+        time.sleep(0.001)
+
+
+def slow_continue(peer: _Peer) -> None:
+    """A ``100 Continue`` answer every 0.5 s, forever (fewer than any cap on interim answers within seconds)."""
+    peer.request()
+    while peer.alive:
+        peer.send(b"HTTP/1.1 100 Continue\r\n\r\n")
+        if peer.server.stop.wait(0.5):
+            raise _Over
+
+
+def slow_status(peer: _Peer) -> None:
+    """The status line a byte every 0.5 s: each read is on time, the answer never ends."""
+    peer.request()
+    peer.drip(b"HTTP/1.1 206 Partial Content\r\n" * 100, 0.5)
+
+
+def slow_headers(peer: _Peer) -> None:
+    """A status line at once, then headers a byte every 0.5 s."""
+    peer.request()
+    peer.send(b"HTTP/1.1 206 Partial Content\r\n")
+    peer.drip(b"X-Slow: " + b"a" * 10000 + b"\r\n", 0.5)
+
+
+def silent(peer: _Peer) -> None:
+    """Accept and never answer (for https: the ClientHello goes unanswered)."""
+    peer.hold()
+
+
+def many_headers(peer: _Peer) -> None:
+    """An answer with 500 headers."""
+    peer.request()
+    peer.send(b"HTTP/1.1 206 Partial Content\r\n" + b"".join(b"X-H%d: x\r\n" % i for i in range(500)) + b"\r\n")
+    peer.hold()
+
+
+def garbage_status(peer: _Peer) -> None:
+    """Something that is not HTTP at all."""
+    peer.request()
+    peer.send(b"SSH-2.0-OpenSSH_9.6\r\n")
+    peer.hold()
+
+
+def ranges_of(data: bytes, junk: bytes = b""):
+    """A script serving ``data`` with range requests on a kept connection, ``junk`` sent after each body
+    (bytes no request asked for: a poisoned connection, the next answer read from it would be garbage)."""
+
+    def script(peer: _Peer) -> None:
+        while peer.alive:
+            head = peer.request()
+            m = re.search(rb"(?im)^range:\s*bytes=(\d+)-(\d*)", head)
+            first = int(m.group(1)) if m else 0
+            last = min(int(m.group(2)) if m and m.group(2) else len(data) - 1, len(data) - 1)
+            body = data[first:last + 1]
+            peer.send(b"HTTP/1.1 206 Partial Content\r\nContent-Type: application/octet-stream\r\n"
+                      b"Content-Range: bytes %d-%d/%d\r\nContent-Length: %d\r\n\r\n"
+                      % (first, last, len(data), len(body)) + body + junk)
+
+    return script

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..errors import SourceError
@@ -66,11 +66,13 @@ def kind_of(ref: str | os.PathLike[str]) -> str:
                       "hf://owner/repo/file.gguf and ollama:model[:tag]", reference=ref, reason="bad-reference")
 
 
-def open_source(ref: str | os.PathLike[str], *, headers: Mapping[str, str] | None = None, **options: Any) -> Source:
+def open_source(ref: str | os.PathLike[str], *, headers: Mapping[str, str] | None = None,
+                forward_headers: Iterable[str] = (), **options: Any) -> Source:
     """The :class:`Source` of a reference (see the module's docstring); nothing is read until it is opened.
 
     ``options`` are those of :class:`~gguftok.sources.base.Options`; ``headers`` go with every request to an
-    ``https://`` URL's own origin (the Hub's credentials come from ``huggingface_hub``).
+    ``https://`` URL's own origin; after a redirect to another origin, only those named in ``forward_headers``
+    go along, and never credentials (the Hub's credentials come from ``huggingface_hub``).
     """
     opts = Options(**options)
     kind = kind_of(ref)
@@ -91,7 +93,7 @@ def open_source(ref: str | os.PathLike[str], *, headers: Mapping[str, str] | Non
         return HubSource(ref, opts)
     from .http import HttpSource
 
-    return HttpSource(ref, opts, headers=headers)
+    return HttpSource(ref, opts, headers=headers, forward_headers=forward_headers)
 
 
 def as_source(ref: Source | str | os.PathLike[str], **options: Any) -> Source:

@@ -14,10 +14,23 @@ Everything the server says is checked before it is used or allocated: ``Content-
 bytes asked for and the size already known; ``Content-Length`` must agree with it; a body that ends early
 is a truncated response; a compressed body is refused. A server that ignores ``Range`` (it answers
 ``200`` with the whole file) is refused unless ``allow_full_download`` says otherwise, and then the full
-response is read only as far as the metadata needs. Each read waits at most ``timeout`` seconds for data,
-and the whole read ends after ``deadline`` seconds. Redirects are followed (at most 10; the Hub redirects to
-a CDN), credentials are never sent off the origin they are for, and ``https`` never falls back to ``http``
-(plain ``http`` is accepted only on this machine's loopback addresses, for tests and local servers).
+response is read only as far as the metadata needs. An answer that is not valid HTTP (a garbage status
+line, over 100 headers, more than :data:`MAX_INTERIM` interim ``1xx`` answers, bytes after a body that no
+request asked for) is a ``protocol`` error, not a connection failure.
+
+Time: each wait on the network waits at most ``timeout`` seconds, and the whole read (every request of it:
+the name lookup, the connect, the TLS handshake, the status line, the headers, the body) ends after
+``deadline`` seconds, however the server spreads its bytes: one :class:`Clock` computes, before every wait,
+the time left from one monotonic deadline, and the socket waits no longer than that (a per-read timeout
+alone restarts on each byte). A read past the deadline is a ``timeout`` error.
+
+Redirects are followed (at most 10; the Hub redirects to a CDN), each ``Location`` checked as the URL was
+(its scheme, its port). The caller's ``headers`` go only to the URL's own origin: after a redirect to another
+origin none of them goes along, except those the caller names in ``forward_headers`` (never
+``Authorization``, ``Cookie`` or ``Proxy-Authorization``); :meth:`HttpSource.headers_for` is that rule.
+``https`` never falls back to ``http`` (plain ``http`` is accepted only on this machine's loopback
+addresses, for tests and local servers), and a port that is not one (``:99999``, ``:abc``, ``:``) is a
+``bad-reference`` error, never the default port.
 
 With a validator (a strong ``ETag`` or ``Last-Modified``), the bytes the parse needed go to the on-disk cache
 (:mod:`gguftok.sources.cache`); the next read of the URL asks the server with one ``HEAD`` whether the file
@@ -28,8 +41,10 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import io
 import ipaddress
 import re
+import select
 import socket
 import ssl
 import threading
@@ -37,30 +52,198 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ..errors import GGUFError, SourceError
 from .base import Options, Progress, Reader, ReadReport, Source
-from .cache import CacheEntry, MetadataCache
+from .cache import CacheEntry, MetadataCache, is_reference_key, url_reference_key
 
-__all__ = ["HttpSource", "KeepAliveTransport", "RangeReader", "TransportError", "TransportTimeout", "UrllibTransport",
-           "lookup"]
+__all__ = ["Clock", "HttpSource", "KeepAliveTransport", "RangeReader", "TransportError", "TransportProtocolError",
+           "TransportTimeout", "UrllibTransport", "lookup"]
 
 MAX_REDIRECTS = 10
 _CHUNK = 64 << 10
 _REDIRECTS = (301, 302, 303, 307, 308)
-_CREDENTIALS = ("authorization", "cookie", "proxy-authorization")
+_CREDENTIALS = frozenset({"authorization", "cookie", "proxy-authorization"})  # never forwarded, even if named
 _CONTENT_RANGE = re.compile(r"bytes\s+(\d{1,19})-(\d{1,19})/(\d{1,19}|\*)")
 _MAX_SIZE = 1 << 62  # a file size beyond this is no file
 
 
 class TransportTimeout(Exception):
-    """No data within the per-read timeout (raised by a transport)."""
+    """No data within the per-read timeout, or the deadline passed (raised by a transport); ``deadline`` says
+    which."""
+
+    def __init__(self, message: str = "timed out", *, deadline: bool = False) -> None:
+        super().__init__(message)
+        self.deadline = deadline
 
 
 class TransportError(Exception):
     """The connection failed or was cut (raised by a transport)."""
+
+
+class TransportProtocolError(TransportError):
+    """The server's answer is not valid HTTP: a garbage status line, too many or too long headers, endless
+    interim answers, bytes nobody asked for on a kept connection (raised by a transport)."""
+
+
+# ------------------------------------------------------------------------------------------------ the clock
+
+
+class DeadlineExceeded(TimeoutError):
+    """The deadline of an exchange passed while it waited on the network."""
+
+
+class Clock:
+    """The one rule of time for an exchange: a per-read ``timeout`` and one monotonic ``deadline`` (an instant of
+    :func:`time.monotonic`, or ``None``). Every wait on the network (the name lookup, the connect, the TLS
+    handshake, each ``recv`` of the status line, headers and body) asks :meth:`wait` first and waits at most
+    that, so a server that sends a byte just within each timeout cannot carry the exchange past the deadline.
+
+    >>> c = Clock(30.0, time.monotonic() + 2)
+    >>> 1.5 < c.wait()[0] <= 2, c.wait()[1]
+    (True, True)
+    """
+
+    def __init__(self, timeout: float, deadline: float | None = None) -> None:
+        self.timeout = timeout
+        self.deadline = deadline
+
+    def wait(self) -> tuple[float, bool]:
+        """``(seconds, final)``: how long the next wait may take, and whether that is cut by the deadline (so
+        that a time-out then is the deadline's). :class:`DeadlineExceeded` when no time is left."""
+        if self.deadline is None:
+            return self.timeout, False
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise DeadlineExceeded("the deadline passed")
+        return (left, True) if left <= self.timeout else (self.timeout, False)
+
+    def run(self, call: Callable[[float], Any]) -> Any:
+        """``call(seconds)`` for one bounded wait; its ``TimeoutError`` is :class:`DeadlineExceeded` if the
+        deadline cut it."""
+        seconds, final = self.wait()
+        try:
+            return call(seconds)
+        except DeadlineExceeded:
+            raise
+        except TimeoutError:
+            if final:
+                raise DeadlineExceeded("the deadline passed") from None
+            raise
+
+
+class _TimedSocket:
+    """A connected socket (plain or TLS) whose every send and receive waits at most what its connection's
+    :class:`Clock` allows, set just before the call (``socket.settimeout`` alone restarts on each byte).
+
+    It also looks, without waiting, for bytes a kept connection holds that no request asked for
+    (:meth:`unasked`)."""
+
+    def __init__(self, sock: socket.socket, owner: Any) -> None:
+        self._sock = sock
+        self._owner = owner  # the connection: its .clock is the current request's
+        self._probing = False
+        self._readers = 0  # open readers: the socket closes when the last one does (as socket.makefile's)
+        self._closed = False
+        self.leftover = b""  # what the reader of the last answer held past its end (see _Reader.close)
+
+    def _timed(self, call: Callable[..., Any], *args: Any) -> Any:
+        if self._probing:
+            self._sock.settimeout(0.0)
+            return call(*args)
+
+        def once(seconds: float) -> Any:
+            self._sock.settimeout(seconds)
+            return call(*args)
+
+        return self._owner.clock.run(once)
+
+    def recv_into(self, *args: Any) -> int:
+        return self._timed(self._sock.recv_into, *args)
+
+    def recv(self, *args: Any) -> bytes:
+        return self._timed(self._sock.recv, *args)
+
+    def send(self, *args: Any) -> int:
+        return self._timed(self._sock.send, *args)
+
+    def sendall(self, *args: Any) -> None:
+        return self._timed(self._sock.sendall, *args)
+
+    def makefile(self, mode: str = "r", buffering: int | None = None, **kwargs: Any) -> Any:
+        if mode != "rb":  # http.client asks only for "rb"
+            raise ValueError(f"unsupported mode {mode!r}")
+        self._readers += 1
+        return _Reader(socket.SocketIO(self, "rb"), self)  # type: ignore[arg-type]
+
+    def _decref_socketios(self) -> None:
+        self._readers -= 1
+        if self._closed and self._readers <= 0:
+            self._sock.close()
+
+    def unasked(self) -> bytes | None:
+        """Bytes waiting on the idle connection (kept by the last answer's reader or on the socket), ``b""`` if
+        none, ``None`` if the server closed it."""
+        held, self.leftover = self.leftover, b""
+        try:
+            readable = select.select([self._sock], [], [], 0)[0]
+            pending = self._sock.pending() if isinstance(self._sock, ssl.SSLSocket) else 0
+            if not readable and not pending:
+                return held
+            self._probing = True
+            data = self._sock.recv(4096)
+        except (BlockingIOError, ssl.SSLWantReadError):  # (a TLS record that holds no data: a session ticket)
+            return held
+        except (OSError, ValueError):
+            return held or None
+        finally:
+            self._probing = False
+        return held + data if data else (held or None)
+
+    def close(self) -> None:
+        self._closed = True
+        if self._readers <= 0:  # (else the answer being read keeps it open: http.client hands it over so)
+            self._sock.close()
+
+    def __getattr__(self, name: str) -> Any:  # setsockopt, fileno, getpeername, ...
+        return getattr(self._sock, name)
+
+
+class _Reader(io.BufferedReader):
+    """The buffered reader of one answer: closed, it keeps what it had read past the answer's end (a server's
+    junk after a body would be lost with it, and the next answer read from what follows)."""
+
+    def __init__(self, raw: Any, owner: _TimedSocket) -> None:
+        super().__init__(raw)
+        self._owner = owner
+
+    def close(self) -> None:
+        if not self.closed:
+            owner = self._owner
+            owner._probing = True
+            try:
+                owner.leftover += self.peek(1)  # what is buffered; else one read that does not wait
+            except (OSError, ValueError):
+                pass
+            finally:
+                owner._probing = False
+        super().close()
+
+
+MAX_INTERIM = 20  # interim answers (100 Continue) skipped before the real one; more is a protocol fault
+
+
+class _HTTPResponse(http.client.HTTPResponse):
+    """``http.client``'s response, which skips ``100 Continue`` answers for as long as they come: at most
+    :data:`MAX_INTERIM` here (more is an ``HTTPException``, as ``http.client``'s own protocol faults are)."""
+
+    def _read_status(self) -> Any:
+        self._statuses = getattr(self, "_statuses", 0) + 1
+        if self._statuses > MAX_INTERIM + 1:
+            raise http.client.HTTPException(f"more than {MAX_INTERIM} interim (1xx) answers before the answer")
+        return super()._read_status()
 
 
 # ------------------------------------------------------------------------------------------------ transport
@@ -82,6 +265,28 @@ class Response:
         pass
 
 
+def _transport_error(e: BaseException, *, connected: bool = True) -> Exception:
+    """A transport's exception for an error of the socket or of ``http.client``: a time-out (the deadline's or
+    the per-read timeout's), a protocol fault (the server's answer is not HTTP), or a failed connection."""
+    if isinstance(e, DeadlineExceeded):
+        return TransportTimeout("the deadline passed", deadline=True)
+    if isinstance(e, TimeoutError):
+        return TransportTimeout(str(e) or "timed out")
+    if isinstance(e, TransportError):
+        return e
+    if isinstance(e, http.client.IncompleteRead):
+        return TransportError(f"the body ended early ({e!r})")
+    if connected and isinstance(e, http.client.HTTPException) and not isinstance(e, ConnectionError):
+        if isinstance(e, http.client.BadStatusLine):
+            text = f"its status line {e.line[:60]!r} is not HTTP's" if e.line else "its status line is empty"
+        elif isinstance(e, http.client.UnknownProtocol):
+            text = f"it speaks an unknown protocol {e.version!r}"
+        else:  # "got more than 100 headers", "got more than 65536 bytes when reading header line", ...
+            text = str(e) or type(e).__name__
+        return TransportProtocolError(text)
+    return TransportError(str(e) or type(e).__name__)
+
+
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, *args: Any, **kwargs: Any) -> None:
         return None  # the range reader follows redirects itself, deciding what headers go along
@@ -98,38 +303,79 @@ class _UrllibResponse(Response):
     def read_some(self, n: int) -> bytes:
         try:
             return self.raw.read1(n)
-        except TimeoutError as e:
-            raise TransportTimeout(str(e) or "timed out") from None
         except (OSError, http.client.HTTPException, ValueError) as e:
-            raise TransportError(str(e) or type(e).__name__) from None
+            raise _transport_error(e) from None
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self.raw.close()
 
 
+class _ClockedHandler:
+    """urllib's handlers of http and https, opening this module's connections (the clock on every wait)."""
+
+    def __init__(self, clock: Clock, context: Callable[[], ssl.SSLContext]) -> None:
+        self.clock, self.context = clock, context
+
+    def _connection(self, https: bool) -> Callable[..., http.client.HTTPConnection]:
+        def make(host: str, **_: Any) -> http.client.HTTPConnection:  # host: "name:port", as urllib gives it
+            conn = (_HTTPSConnection(host, None, timeout=self.clock.timeout, context=self.context())
+                    if https else _HTTPConnection(host, None, timeout=self.clock.timeout))
+            conn.clock = self.clock
+            return conn
+
+        return make
+
+
+class _ClockedHTTPHandler(_ClockedHandler, urllib.request.HTTPHandler):
+    def __init__(self, clock: Clock, context: Callable[[], ssl.SSLContext]) -> None:
+        _ClockedHandler.__init__(self, clock, context)
+        urllib.request.HTTPHandler.__init__(self)
+
+    def http_open(self, req: Any) -> Any:
+        return self.do_open(self._connection(False), req)
+
+
+class _ClockedHTTPSHandler(_ClockedHandler, urllib.request.HTTPSHandler):
+    def __init__(self, clock: Clock, context: Callable[[], ssl.SSLContext]) -> None:
+        _ClockedHandler.__init__(self, clock, context)
+        urllib.request.HTTPSHandler.__init__(self)
+
+    def https_open(self, req: Any) -> Any:
+        return self.do_open(self._connection(True), req)
+
+
 class UrllibTransport:
     """HTTP(S) with the standard library (``urllib``: proxies from the environment, the system's CA store);
     redirects are returned, not followed. One connection per request (urllib says ``Connection: close``):
-    :class:`KeepAliveTransport` uses it only behind a proxy."""
+    :class:`KeepAliveTransport` uses it only behind a proxy. The connections are this module's, so a
+    ``deadline`` holds over the whole exchange here too (the proxy's ``CONNECT`` included)."""
+
+    takes_deadline = True
 
     def __init__(self) -> None:
-        self.opener = urllib.request.build_opener(_NoRedirect)
+        self._context: ssl.SSLContext | None = None
 
-    def request(self, method: str, url: str, headers: Mapping[str, str], timeout: float) -> Response:
+    def _ssl(self) -> ssl.SSLContext:
+        if self._context is None:
+            self._context = ssl.create_default_context()
+        return self._context
+
+    def request(self, method: str, url: str, headers: Mapping[str, str], timeout: float, *,
+                deadline: float | None = None) -> Response:
+        clock = Clock(timeout, deadline)
+        opener = urllib.request.build_opener(_NoRedirect, _ClockedHTTPHandler(clock, self._ssl),
+                                             _ClockedHTTPSHandler(clock, self._ssl))
         req = urllib.request.Request(url, method=method, headers=dict(headers))
         try:
-            raw = self.opener.open(req, timeout=timeout)
+            raw = opener.open(req, timeout=timeout)
         except urllib.error.HTTPError as e:  # a 3xx, 4xx or 5xx: a response all the same
             raw = e
         except urllib.error.URLError as e:
-            if isinstance(e.reason, TimeoutError):
-                raise TransportTimeout(str(e.reason) or "timed out") from None
-            raise TransportError(str(e.reason)) from None
-        except TimeoutError as e:
-            raise TransportTimeout(str(e) or "timed out") from None
+            reason = e.reason
+            raise _transport_error(reason if isinstance(reason, BaseException) else OSError(str(reason))) from None
         except (OSError, http.client.HTTPException, ValueError) as e:
-            raise TransportError(str(e) or type(e).__name__) from None
+            raise _transport_error(e) from None
         return _UrllibResponse(raw)
 
     def close(self) -> None:
@@ -138,7 +384,7 @@ class UrllibTransport:
 
 # What a connection the server closed while it sat idle raises on the next request: the request is sent again,
 # once, on a new connection (GET and HEAD are idempotent). A new connection that fails is not retried.
-_DROPPED = (ConnectionError, http.client.BadStatusLine, ssl.SSLEOFError, ssl.SSLZeroReturnError)
+_DROPPED = (ConnectionError, ssl.SSLEOFError, ssl.SSLZeroReturnError)
 _DRAIN = 64 << 10  # the most bytes of an unread body (an error page) read to keep its connection
 
 
@@ -158,12 +404,9 @@ class _PooledResponse(Response):
     def read_some(self, n: int) -> bytes:
         try:
             return self.raw.read1(n)
-        except TimeoutError as e:
-            self._failed = True
-            raise TransportTimeout(str(e) or "timed out") from None
         except (OSError, http.client.HTTPException, ValueError) as e:
             self._failed = True
-            raise TransportError(str(e) or type(e).__name__) from None
+            raise _transport_error(e) from None
 
     def close(self) -> None:
         conn, self.conn = self.conn, None
@@ -190,15 +433,22 @@ class KeepAliveTransport:
 
     A kept connection the server closed (it said ``Connection: close``, or timed the idle connection out) is
     replaced: an answer saying so opens a new connection for the next request, and a request that finds the
-    connection dead is sent again once on a new one. Each request's ``timeout`` bounds the name lookup
-    (:func:`lookup`), the connect and every read. Certificates are checked against the system's store, as
-    ``urllib`` does; behind a proxy (``https_proxy`` and the like, as ``urllib`` reads them) requests go through
-    :class:`UrllibTransport`, as before.
+    connection dead is sent again once on a new one. A kept connection that holds bytes no request asked for
+    (a server's junk after a body, which the next answer would be read from) is a protocol fault.
+
+    Time: each wait on the network (the name lookup (:func:`lookup`), the connect, the TLS handshake, every
+    read of the status line, the headers and the body) is bounded by the request's ``timeout``, and all of
+    them together by its ``deadline`` (a :func:`time.monotonic` instant): one :class:`Clock` per request.
+    At most :data:`MAX_INTERIM` interim answers are skipped. Certificates are checked against the system's
+    store, as ``urllib`` does; behind a proxy (``https_proxy`` and the like, as ``urllib`` reads them) requests
+    go through :class:`UrllibTransport`, under the same clock.
 
     >>> t = KeepAliveTransport()
     >>> t.opened, t.close()
     (0, None)
     """
+
+    takes_deadline = True
 
     def __init__(self) -> None:
         self._idle: dict[tuple[str, str, int], http.client.HTTPConnection] = {}
@@ -206,41 +456,52 @@ class KeepAliveTransport:
         self._proxied: UrllibTransport | None = None
         self.opened = 0  # connections opened
 
-    def request(self, method: str, url: str, headers: Mapping[str, str], timeout: float) -> Response:
+    def request(self, method: str, url: str, headers: Mapping[str, str], timeout: float, *,
+                deadline: float | None = None) -> Response:
         scheme, host, port = origin(url)
         if _proxy_for(scheme, host):
             self._proxied = self._proxied or UrllibTransport()
-            return self._proxied.request(method, url, headers, timeout)
+            return self._proxied.request(method, url, headers, timeout, deadline=deadline)
         parts = urllib.parse.urlsplit(url)
         target = urllib.parse.urlunsplit(("", "", parts.path or "/", parts.query, ""))
         sent = {"User-Agent": _user_agent(), **headers}
         key = (scheme, host, port)
+        clock = Clock(timeout, deadline)
         for attempt in range(2):
             conn = self._idle.pop(key, None)
             reused = conn is not None and conn.sock is not None
+            if reused:
+                assert conn is not None
+                junk = conn.sock.unasked()
+                if junk is None or (junk and not junk.strip()):  # closed by the server (or blank lines): a new one
+                    reused = False
+                elif junk:
+                    conn.close()
+                    raise TransportProtocolError(f"the server sent {len(junk):,} bytes after the end of its answer "
+                                                 f"(starting {junk[:24]!r}), which no request asked for: the "
+                                                 "next answer on the connection would be read from them")
             if not reused:
                 if conn is not None:
                     conn.close()
                 conn = self._connection(scheme, host, port, timeout)
             assert conn is not None
+            conn.clock = clock
+            connected = conn.sock is not None
             try:
                 if conn.sock is None:
                     self.opened += 1
                     conn.connect()
-                conn.sock.settimeout(timeout)
+                connected = True
                 conn.request(method, target, headers=sent)
                 raw = conn.getresponse()
-            except TimeoutError as e:
-                conn.close()
-                raise TransportTimeout(str(e) or "timed out") from None
             except _DROPPED as e:
                 conn.close()
                 if reused and attempt == 0:
                     continue  # the server closed the kept connection: once more, on a new one
-                raise TransportError(str(e) or type(e).__name__) from None
+                raise _transport_error(e) from None
             except (OSError, http.client.HTTPException, ValueError) as e:
                 conn.close()
-                raise TransportError(str(e) or type(e).__name__) from None
+                raise _transport_error(e, connected=connected) from None
             return _PooledResponse(self, key, conn, raw)
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -272,7 +533,8 @@ def lookup(host: str, port: int, timeout: float) -> list[tuple[Any, ...]]:
 
     The time-outs of ``socket.create_connection`` (and of the HTTP clients built on it) start after the name
     lookup, which a resolver that does not answer (a machine without a network) can hold for tens of seconds.
-    The lookup runs in a daemon thread, left to finish on its own if it is too slow.
+    The lookup runs in a daemon thread, left to finish on its own if it is too slow; whatever it raises comes
+    back here as an ``OSError`` (never a traceback from the thread).
 
     >>> lookup("127.0.0.1", 80, 1.0)[0][4]
     ('127.0.0.1', 80)
@@ -290,6 +552,8 @@ def lookup(host: str, port: int, timeout: float) -> list[tuple[Any, ...]]:
             box["error"] = e
         except UnicodeError as e:  # the IDNA codec refuses the name (a label over 63 characters): not an OSError
             box["error"] = socket.gaierror(socket.EAI_NONAME, f"{host!r} is not a valid host name ({e})")
+        except Exception as e:  # anything else the resolver raises: one error here, never a thread's traceback
+            box["error"] = OSError(f"the name lookup of {host!r} failed: {type(e).__name__}: {e}")
         finally:
             done.set()
 
@@ -301,39 +565,61 @@ def lookup(host: str, port: int, timeout: float) -> list[tuple[Any, ...]]:
     return box["addresses"]
 
 
-def _connect(host: str, port: int, timeout: float | None) -> socket.socket:
-    """``socket.create_connection((host, port), timeout)``, its name lookup bounded by ``timeout`` too."""
+def _connect(host: str, port: int, clock: Clock) -> socket.socket:
+    """``socket.create_connection((host, port))``, the name lookup and each connect bounded by ``clock``."""
     error: OSError | None = None
-    for family, kind, proto, _, address in lookup(host, port, timeout or 30.0):
+    for family, kind, proto, _, address in clock.run(lambda s: lookup(host, port, s)):
         sock = socket.socket(family, kind, proto)
         try:
-            sock.settimeout(timeout)
-            sock.connect(address)
+            clock.run(lambda s, sock=sock, address=address: (sock.settimeout(s), sock.connect(address)))
             return sock
         except OSError as e:
             sock.close()
+            if isinstance(e, DeadlineExceeded):  # no time left to try another address
+                raise
             error = e
     raise error or OSError(f"no address for {host}")
 
 
-class _HTTPConnection(http.client.HTTPConnection):
+class _Clocked:
+    """What this module's connections share: a :class:`Clock` (set per request) over every wait, the socket
+    wrapped so that each receive obeys it, :class:`_HTTPResponse`, and a proxy's ``CONNECT`` tunnel."""
+
+    clock: Clock
+    response_class = _HTTPResponse
+
+    def _open(self: Any) -> socket.socket:
+        if not hasattr(self, "clock"):
+            self.clock = Clock(self.timeout if isinstance(self.timeout, (int, float)) else 30.0)
+        raw = _connect(self.host, self.port, self.clock)
+        raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as http.client does
+        self.sock = _TimedSocket(raw, self)
+        if self._tunnel_host:
+            self._tunnel()
+        return raw
+
+
+class _HTTPConnection(_Clocked, http.client.HTTPConnection):
     def connect(self) -> None:
-        self.sock = _connect(self.host, self.port, self.timeout)
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as http.client does
+        self._open()
 
 
-class _HTTPSConnection(http.client.HTTPSConnection):
-    def __init__(self, host: str, port: int, *, timeout: float, context: ssl.SSLContext) -> None:
+class _HTTPSConnection(_Clocked, http.client.HTTPSConnection):
+    def __init__(self, host: str, port: int | None, *, timeout: float, context: ssl.SSLContext) -> None:
         super().__init__(host, port, timeout=timeout, context=context)
         self._tls = context
 
     def connect(self) -> None:
-        sock = _connect(self.host, self.port, self.timeout)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        raw = self._open()
         try:
-            self.sock = self._tls.wrap_socket(sock, server_hostname=self.host)
+            def handshake(seconds: float) -> ssl.SSLSocket:
+                raw.settimeout(seconds)  # the handshake as a whole waits at most this (CPython's ssl)
+                return self._tls.wrap_socket(raw, server_hostname=self._tunnel_host or self.host)
+
+            self.sock = _TimedSocket(self.clock.run(handshake), self)
         except BaseException:
-            sock.close()
+            raw.close()
+            self.sock = None
             raise
 
 
@@ -357,14 +643,28 @@ def _user_agent() -> str:
 # ------------------------------------------------------------------------------------------------ helpers
 
 
+_PORT = re.compile(r"[0-9]{1,5}")
+
+
 def origin(url: str) -> tuple[str, str, int]:
-    """``(scheme, host, port)`` of ``url``, the port made explicit."""
+    """``(scheme, host, port)`` of ``url``, the port made explicit; a port that is not one (``:99999``,
+    ``:abc``, ``:-1``, an empty ``:``) is a ``bad-reference`` :class:`SourceError`, never the default port.
+
+    >>> origin("https://Example.org/m.gguf"), origin("http://127.0.0.1:8080/x")[2]
+    (('https', 'example.org', 443), 8080)
+    """
     p = urllib.parse.urlsplit(url)
-    try:
-        port = p.port
-    except ValueError:
-        port = None
-    return p.scheme.lower(), (p.hostname or "").lower(), port or {"http": 80, "https": 443}.get(p.scheme.lower(), 0)
+    scheme = p.scheme.lower()
+    hostport = p.netloc.rpartition("@")[2]
+    text = hostport.rpartition("]")[2] if hostport.startswith("[") else hostport
+    port = {"http": 80, "https": 443}.get(scheme, 0)
+    if ":" in text:
+        given = text.rpartition(":")[2]
+        if not (_PORT.fullmatch(given) and 0 < int(given) <= 65535):
+            raise SourceError(f"the port {given!r} of {_shown_url(url)} is not a port number (1 to 65535)",
+                              reason="bad-reference")
+        port = int(given)
+    return scheme, (p.hostname or "").lower(), port
 
 
 def is_loopback(host: str) -> bool:
@@ -377,9 +677,14 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def check_url(url: str, reference: str) -> None:
-    """An ``https`` URL, or ``http`` to this machine; else a :class:`SourceError` saying why not."""
-    scheme, host, _ = origin(url)
+def check_url(url: str, reference: str, *, redirect: bool = False) -> None:
+    """An ``https`` URL, or ``http`` to this machine, with a real port; else a :class:`SourceError` saying why
+    not (``redirect``: ``url`` is where a server redirects)."""
+    try:
+        scheme, host, _ = origin(url)
+    except SourceError as e:
+        raise SourceError(("the server redirects to a bad URL: " if redirect else "") + str(e),
+                          reference=reference, reason=e.reason) from None
     if scheme == "https" and host:
         return
     if scheme == "http" and host and is_loopback(host):
@@ -458,8 +763,13 @@ def _size_text(n: int | None) -> str:
 class HttpSource(Source):
     """A file at an ``https://`` URL (or ``http://`` on loopback), read with range requests.
 
-    ``headers`` are sent with every request to the URL's own origin (never after a redirect elsewhere);
-    the Hub source (:mod:`gguftok.sources.hub`) makes one of these from what ``huggingface_hub`` resolved,
+    ``headers`` are sent with every request to the URL's own origin (its scheme, host and port; or
+    ``credentials_origin``'s) and to no other: after a redirect to another origin (a CDN, a mirror) none of them
+    goes along, whatever its name (``X-Api-Key`` is a credential as much as ``Authorization``), except those
+    ``forward_headers`` names as safe to send anywhere (``forward_headers=("Accept-Language",)``; never
+    ``Authorization``, ``Cookie`` or ``Proxy-Authorization``). :meth:`headers_for` is that rule. The reader's
+    own headers (``Range``, ``Accept-Encoding``, ``If-Range``) and the transport's ``User-Agent`` go to every
+    origin. The Hub source (:mod:`gguftok.sources.hub`) makes one of these from what ``huggingface_hub`` resolved,
     with its ``transport`` (the Hub's session), its credentials, the file's ``size`` and ``validator``, and
     the cache ``keys`` its content is known by.
     """
@@ -470,17 +780,21 @@ class HttpSource(Source):
                  content_keys: list[str] | None = None, store_keys: list[str] | None = None,
                  offline_keys: list[str] | None = None, validate: bool = True,
                  hint: Callable[[int], str] = http_hint, notes: list[str] | None = None,
-                 offline: bool | None = None) -> None:
+                 offline: bool | None = None, forward_headers: Iterable[str] = ()) -> None:
         super().__init__(url if reference is None else reference, options)
         self.url = url
         self.kind = kind or origin(url)[0]
         check_url(url, self.reference)
         self.headers = dict(headers or {})
+        self.forward_headers = frozenset(name.strip().lower() for name in forward_headers)
+        if self.forward_headers & _CREDENTIALS:
+            raise ValueError(f"{', '.join(sorted(self.forward_headers & _CREDENTIALS))}: credentials are never "
+                             "forwarded to another origin")
         self.credentials_origin = origin(credentials_origin or url)
         self.transport = transport
         self.size = size
         self.validator = validator
-        ref_key = f"ref:{self.reference}"
+        ref_key = url_reference_key(self.reference)  # the URL names the server whose validator a hit trusts
         self.content_keys = list(content_keys or [])  # the bytes are known before any request by these
         self.store_keys = list(store_keys if store_keys is not None else [ref_key])
         self.offline_keys = list(offline_keys if offline_keys is not None else [ref_key])
@@ -492,6 +806,13 @@ class HttpSource(Source):
     @property
     def name(self) -> str:
         return urllib.parse.unquote(urllib.parse.urlsplit(self.url).path.rstrip("/").rsplit("/", 1)[-1])
+
+    def headers_for(self, url: str) -> dict[str, str]:
+        """The caller's headers that go with a request to ``url``: all of them to their own origin, elsewhere
+        only those named in ``forward_headers`` (the one rule of where headers go)."""
+        if origin(url) == self.credentials_origin:
+            return dict(self.headers)
+        return {k: v for k, v in self.headers.items() if k.strip().lower() in self.forward_headers}
 
     def open(self) -> RangeReader:
         return RangeReader(self)
@@ -615,7 +936,7 @@ class RangeReader(Reader):
             return
         keys = list(src.store_keys)
         if self.validator is None and not src.content_keys:  # nothing says what the bytes are: offline reads only
-            keys = [k for k in keys if k.startswith("ref:")]
+            keys = [k for k in keys if is_reference_key(k)]
         if not keys:
             return
         try:
@@ -642,13 +963,23 @@ class RangeReader(Reader):
 
     # ---------------------------------------------------------------------------- the network
 
+    def _late(self) -> SourceError:
+        return SourceError(f"the read took longer than {self.options.deadline:g} s (its deadline) after "
+                           f"{self._report.bytes_read:,} bytes: the server is too slow; raise --deadline to "
+                           "wait longer", reference=self.name, reason="timeout")
+
     def _remaining(self) -> float:
         left = self._deadline - time.monotonic()
         if left <= 0:
-            raise SourceError(f"the read took longer than {self.options.deadline:g} s (its deadline) after "
-                              f"{self._report.bytes_read:,} bytes: the server is too slow; raise --deadline to "
-                              "wait longer", reference=self.name, reason="timeout")
+            raise self._late()
         return left
+
+    def _timed_out(self, e: TransportTimeout) -> bool:
+        """Whether a transport's time-out is the deadline's (a transport that takes no deadline was given the
+        time left as its timeout)."""
+        if e.deadline:
+            return True
+        return time.monotonic() >= self._deadline - 0.05
 
     def _request(self, method: str, url: str, extra: Mapping[str, str] | None = None) -> Response:
         """One request, following redirects; a response of status 2xx (anything else is a SourceError)."""
@@ -659,17 +990,24 @@ class RangeReader(Reader):
             transport = self._transport = self._transport or KeepAliveTransport()
         for _ in range(MAX_REDIRECTS + 1):
             check_url(url, src.reference)
-            headers = {k: v for k, v in src.headers.items()
-                       if origin(url) == src.credentials_origin or k.lower() not in _CREDENTIALS}
-            headers.update(extra or {})
+            headers = src.headers_for(url)
+            headers.update(extra or {})  # the reader's own (Range, Accept-Encoding, If-Range): to every origin
             timeout = min(self.options.timeout, self._remaining())
             self._report.requests += 1
             try:
-                resp = transport.request(method, url, headers, timeout)
-            except TransportTimeout:
+                if getattr(transport, "takes_deadline", False):  # the deadline holds inside the exchange
+                    resp = transport.request(method, url, headers, self.options.timeout, deadline=self._deadline)
+                else:  # (a transport of its own, the Hub's session: the deadline bounds only its first wait)
+                    resp = transport.request(method, url, headers, timeout)
+            except TransportTimeout as e:
+                if self._timed_out(e):
+                    raise self._late() from None
                 raise SourceError(f"no answer from {origin(url)[1]} within {self.options.timeout:g} s (the "
                                   "per-read timeout): the server is slow or unreachable; raise --timeout to wait "
                                   "longer", reference=src.reference, reason="timeout") from None
+            except TransportProtocolError as e:
+                raise SourceError(f"the answer of {origin(url)[1]} is not valid HTTP: {e}", reference=src.reference,
+                                  reason="protocol") from None
             except TransportError as e:
                 raise SourceError(f"cannot connect to {origin(url)[1]}: {e} (is the network on? with no network, "
                                   "--offline reads gguftok's cache)", reference=src.reference,
@@ -681,6 +1019,7 @@ class RangeReader(Reader):
                     raise SourceError(f"HTTP {resp.status} redirect without a Location", reference=src.reference,
                                       reason="http-error", status=resp.status)
                 target = urllib.parse.urljoin(url, location.strip())
+                check_url(target, src.reference, redirect=True)
                 if origin(url)[0] == "https" and origin(target)[0] != "https" and not is_loopback(origin(target)[1]):
                     raise SourceError(f"the server redirects from https to {origin(target)[0]}: refused",
                                       reference=src.reference, reason="insecure")
@@ -806,10 +1145,15 @@ class RangeReader(Reader):
             self._remaining()
             try:
                 chunk = resp.read_some(min(_CHUNK, n - got))
-            except TransportTimeout:
+            except TransportTimeout as e:
+                if self._timed_out(e):
+                    raise self._late() from None
                 raise SourceError(f"the server stopped sending: no data for {self.options.timeout:g} s (the "
                                   f"per-read timeout) after {got:,} of the {n:,} bytes of {what}; raise --timeout "
                                   "to wait longer", reference=self.name, reason="timeout") from None
+            except TransportProtocolError as e:
+                raise SourceError(f"the body of {what} is not valid HTTP after {got:,} of its {n:,} bytes: {e}",
+                                  reference=self.name, reason="protocol") from None
             except TransportError as e:
                 raise SourceError(f"the connection broke after {got:,} of the {n:,} bytes of {what} ({e}): "
                                   "try again", reference=self.name, reason="truncated") from None

@@ -13,8 +13,10 @@ downloads do: its endpoint (``HF_ENDPOINT``), its token (``HF_TOKEN``, or the on
 its HTTP session (proxies, certificates, ``set_client_factory``) and its ``HEAD`` of
 ``{endpoint}/{repo}/resolve/{revision}/{file}``, which gives the commit, the file's size and its sha256
 (``X-Linked-Etag``) and, for a large file, the CDN address it redirects to. The metadata is then read from
-there with range requests (:mod:`gguftok.sources.http`) through the same session; the token goes only to
-the Hub itself, never to the CDN.
+there with range requests by :mod:`gguftok.sources.http`'s own transport (the environment's proxies and
+certificates, ``SSL_CERT_FILE``), so that ``timeout`` and ``deadline`` hold over every byte of the exchange
+however the CDN spreads them (a session's read time-out restarts on each byte); the token goes only to the
+Hub itself, never to the CDN.
 
 The bytes read are kept in the cache under the file's sha256 as the endpoint claimed it, so a second load asks
 the Hub only for the ``HEAD``; a reference at a commit (40 hex digits) never changes and is read from the cache
@@ -26,26 +28,19 @@ is served) what another endpoint's claim kept.
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import os
 import re
 import urllib.parse
-from collections.abc import Iterator
 from typing import Any
 
 from ..errors import SourceError
 from .base import Options, Source
 from .cache import MetadataCache, commit_key, content_key, hub_reference_key
 from .http import (
-    _DRAIN,
     HttpSource,
     RangeReader,
-    Response,
-    TransportError,
-    TransportTimeout,
     _proxy_for,
-    content_length,
     lookup,
     origin,
 )
@@ -151,7 +146,7 @@ class HubSource(Source):
         headers = hf.utils.build_hf_headers(library_name="gguftok", library_version=_version())
         headers["Accept-Encoding"] = "identity"
         inner = HttpSource(meta.location or url, opts, reference=self.reference, kind="hf", headers=headers,
-                           credentials_origin=endpoint, transport=SessionTransport(hf.utils.get_session()),
+                           credentials_origin=endpoint,
                            size=meta.size, content_keys=content, store_keys=store, offline_keys=last_read,
                            validate=False, hint=lambda status: _login_hint(status, endpoint, self.repo_id),
                            notes=notes, offline=False)
@@ -248,94 +243,3 @@ def _login_hint(status: int, endpoint: str, repo_id: str) -> str:
     return ""
 
 
-class SessionTransport:
-    """HTTP through ``huggingface_hub``'s session: an ``httpx2``/``httpx`` client (huggingface_hub 1.x and
-    later) or a ``requests`` session (0.x); redirects are returned, not followed. The session keeps its
-    connections: a response read to its end (or a short one drained) gives its connection back, so the blocks
-    of a read go over one."""
-
-    def __init__(self, session: Any) -> None:
-        self.session = session
-
-    def request(self, method: str, url: str, headers: dict[str, str], timeout: float) -> Response:
-        s = self.session
-        try:
-            if hasattr(s, "build_request"):  # httpx-like
-                req = s.build_request(method, url, headers=headers, timeout=timeout)
-                return _HttpxResponse(s.send(req, stream=True, follow_redirects=False))
-            resp = s.request(method, url, headers=headers, timeout=timeout, stream=True, allow_redirects=False)
-            return _RequestsResponse(resp)
-        except Exception as e:
-            raise _transport_error(e) from None
-
-
-def _transport_error(e: BaseException) -> Exception:
-    if "Timeout" in type(e).__name__ or isinstance(e, TimeoutError):
-        return TransportTimeout(str(e) or "timed out")
-    return TransportError(str(e) or type(e).__name__)
-
-
-def _unread(resp: Response, got: int) -> int | None:
-    """The bytes of ``resp``'s body not yet received, if its ``Content-Length`` says."""
-    length = content_length(resp.header("Content-Length"))
-    return None if length is None or length < 0 else max(length - got, 0)
-
-
-class _HttpxResponse(Response):
-    def __init__(self, resp: Any) -> None:
-        self.resp = resp
-        self.status = resp.status_code
-        self._chunks: Iterator[bytes] | None = None
-        self._left = b""
-        self._got = 0  # body bytes taken from the stream
-
-    def header(self, name: str) -> str | None:
-        return self.resp.headers.get(name)
-
-    def read_some(self, n: int) -> bytes:
-        if not self._left:
-            if self._chunks is None:
-                self._chunks = self.resp.iter_raw()
-            try:
-                self._left = next(self._chunks, b"")
-            except Exception as e:
-                raise _transport_error(e) from None
-            self._got += len(self._left)
-        out, self._left = self._left[:n], self._left[n:]
-        return out
-
-    def close(self) -> None:
-        with contextlib.suppress(Exception):
-            left = _unread(self, self._got)
-            if left is not None and left <= _DRAIN:  # read to its end, the stream gives its connection back
-                for _ in self._chunks if self._chunks is not None else self.resp.iter_raw():
-                    pass
-        with contextlib.suppress(Exception):
-            self.resp.close()
-
-
-class _RequestsResponse(Response):
-    def __init__(self, resp: Any) -> None:
-        self.resp = resp
-        self.status = resp.status_code
-        self._got = 0
-
-    def header(self, name: str) -> str | None:
-        return self.resp.headers.get(name)
-
-    def read_some(self, n: int) -> bytes:
-        raw = self.resp.raw
-        try:
-            chunk = raw.read1(n) if hasattr(raw, "read1") else raw.read(n)
-        except Exception as e:
-            raise _transport_error(e) from None
-        self._got += len(chunk)
-        return chunk
-
-    def close(self) -> None:
-        with contextlib.suppress(Exception):
-            left = _unread(self, self._got)
-            if left is not None and left <= _DRAIN:  # read to its end, urllib3 keeps its connection
-                self.resp.raw.read(left)
-        with contextlib.suppress(Exception):
-            self.resp.close()
