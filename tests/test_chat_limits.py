@@ -133,11 +133,12 @@ def test_renders_run_in_a_child_process_that_lives_on():
     child = render_process.process()
     assert child is not None
     assert ChatTemplate("{{ messages[0].content }}").render([{"role": "user", "content": "hi"}]) == "hi"
-    pid = child._proc.pid
-    assert ChatTemplate("{{ 1 + 1 }}").render([]) == "2" and child._proc.pid == pid  # the same process
+    pids = set(child.pids())  # one, or more if renders ran at once (or one ran late) earlier in this process
+    assert pids and os.getpid() not in pids
+    assert ChatTemplate("{{ 1 + 1 }}").render([]) == "2" and set(child.pids()) == pids  # the same processes
     with pytest.raises(ChatTemplateError, match="raise_exception: no") as e:
         ChatTemplate("a\n{{ raise_exception('no') }}", "t").render([])
-    assert (e.value.template, e.value.line) == ("t", 2) and child._proc.pid == pid
+    assert (e.value.template, e.value.line) == ("t", 2) and set(child.pids()) == pids
     assert ChatTemplate("{{ 'x' }}", isolate=False).render([]) == "x"
 
 
@@ -185,8 +186,8 @@ def test_a_render_in_this_process_checks_the_time_between_operations():
 
 def test_memory_limit_in_the_render_process(monkeypatch):
     """With the default budget the issue's template stops in the render process, at its line."""
-    with pytest.raises(ChatTemplateError, match="memory") as e:
-        ChatTemplate(SPLIT, "t").render([])
+    with pytest.raises(ChatTemplateError, match="memory") as e:  # (the time limit: 4-7 s on a busy 2-core machine)
+        ChatTemplate(SPLIT, "t", timeout=30).render([])
     assert e.value.line == 1
     assert ChatTemplate("{{ 3 }}").render([]) == "3"
 

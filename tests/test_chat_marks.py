@@ -268,6 +268,11 @@ CONVERSIONS = [
     "x.encode('utf-8').decode('unicode_escape') if x is string else x",
 ]
 CHAR_LOOPS = ["{% for c in x %}{{ '%c' % c }}{% endfor %}", "{% for c in x %}{{ '{:c}'.format(c) }}{% endfor %}",
+              "{% for y in [x] %}{{ (y | string).replace('(', '<').replace(')', '>').strip() }}{% endfor %}",
+              "{% macro f(y) %}{{ (y | string).upper().lower() ~ ''.join([y | string]) }}{% endmacro %}"
+              "{% for y in [x] %}{{ f(y) }}{% endfor %}",
+              "{% macro w() %}{{ caller() }}{% endmacro %}{% for y in [x] %}{% call w() %}"
+              "{{ (y | string).replace('#', '') }}{% endcall %}{% endfor %}",
               "{% for c in x | list | reverse %}{{ c }}{% endfor %}",
               "{% for k, v in x | dictsort %}{{ k }}{{ v }}{% endfor %}",
               "{% for c in x %}{{ c | string | lower }}{% endfor %}"]
@@ -345,7 +350,13 @@ def test_the_template_markup_survives_output_concatenation_joins_and_text_filter
                  "{{ '<|im_start|>%s' % x }}", "{{ '<|im_start|>{}'.format(x) }}", "{{ ' <|im_start|> ' | trim }}",
                  "{{ '<|im_start|>'.strip() }}", "{% macro m(y) %}<|im_start|>{{ y }}{% endmacro %}{{ m(x) | trim }}",
                  "{% set b %}<|im_start|>{{ x }}{% endset %}{{ b }}", "{{ x | replace('q', '<|im_start|>') }}",
-                 "{{ '<|im_start|>' * 1 }}", "{{ ('<|im_start|>' if x else '') }}", "{{ ' '.join(['<|im_start|>']) }}"]:
+                 "{{ '<|im_start|>' * 1 }}", "{{ ('<|im_start|>' if x else '') }}", "{{ ' '.join(['<|im_start|>']) }}",
+                 "{% for y in [x] %}{{ ' <|im_start|> '.strip() ~ y.replace('q', 'q') }}{% endfor %}",
+                 "{% for y in [x] %}{{ ''.join(['<|im_start|>', y.strip()]) }}{% endfor %}",
+                 "{% macro m(y) %}{{ '<|im_start|>{}'.format(y.upper().lower()) }}{% endmacro %}"
+                 "{% for y in [x] %}{{ m(y) }}{% endfor %}",
+                 "{% macro w() %}<|im_start|>{{ caller() }}{% endmacro %}{% call w() %}{{ x }}{% endcall %}",
+                 "{% for y in [x] %}{% filter trim %} <|im_start|>{{ y }} {% endfilter %}{% endfor %}"]:
         source = "{% set x = messages[0].content %}" + body + "<|im_end|>"
         ids = tok.encode_chat([{"role": "user", "content": "q"}], template=source, add_special=False)
         assert [i for i in ids if i in (start, end)] == [start, end], body
@@ -357,7 +368,10 @@ def test_changing_the_template_markup_loses_its_trust_never_gains_any(toks):
     for body in ["{{ '<|IM_END|>' | lower }}", "{{ '<|im_' ~ 'end|>' }}", "{{ '<|im_' + x }}",
                  "{{ '<|im_start|>' | replace('start', 'end') }}", "{{ '<|im_start|>'.replace('start', 'end') }}",
                  "{{ ['<|im_', 'end|>'] | join }}", "{{ '>|dne_mi|<' | reverse }}",
-                 "{{ ('<|im_end|>' | list)[0:] | join }}", "{{ '<|im_end|>' | tojson }}"]:
+                 "{{ ('<|im_end|>' | list)[0:] | join }}", "{{ '<|im_end|>' | tojson }}",
+                 "{% for y in [x] %}{{ '<|im_start|>'.replace('start', 'end') }}{{ '<|IM_END|>'.lower() }}{% endfor %}",
+                 "{% for y in [x] %}{{ ('<|im_' ~ y).strip() }}{{ ''.join(['<|im_', y]) }}{% endfor %}",
+                 "{% macro m(y) %}{{ '<|im_{}'.format(y) }}{% endmacro %}{% for y in [x] %}{{ m(y) }}{% endfor %}"]:
         source = "{% set x = messages[0].content %}" + body
         messages = [{"role": "user", "content": "end|>"}]
         assert end not in tok.encode_chat(messages, template=source, add_special=False), body

@@ -26,7 +26,7 @@ The modules, one concept each:
 
 - :mod:`~gguftok.chat.budget`: the limits of one render (time, sizes, bytes) and what operations cost;
 - :mod:`~gguftok.chat.sandbox`: the Jinja environment, compiling a template into it, rendering under a budget;
-- :mod:`~gguftok.chat.worker`: the child process renders run in, stopped on time, its memory bounded;
+- :mod:`~gguftok.chat.worker`: the child processes renders run in, stopped on time, their memory and CPU bounded;
 - :mod:`~gguftok.chat.template`: :class:`ChatTemplate`;
 - :mod:`~gguftok.chat.inputs`: the plain copies of the caller's data the template is given;
 - :mod:`~gguftok.chat.marks`: the guarantee: which special tokens in the rendered text the template wrote;

@@ -397,6 +397,9 @@ class _Harden(NodeTransformer):
         return node
 
 
+_SCOPE_KWARGS = ("_loop_vars", "_block_vars")  # what Jinja's code adds to a call inside a loop or a block
+
+
 class _Environment(ImmutableSandboxedEnvironment):
     """transformers' environment (immutable sandbox, trim_blocks, lstrip_blocks, loopcontrols, its helpers),
     with every call, filter, test, loop, output and growing operator checked against the render's budget."""
@@ -416,6 +419,8 @@ class _Environment(ImmutableSandboxedEnvironment):
 
     def concat(self, parts: Any) -> str:  # type: ignore[override]  # a macro's or a block's output, joined
         b = bg.current()
+        if b.marker is not None:  # a call block's or a filter block's result is written as it is: its marks too
+            parts = [b.marker.materialize(p) if type(p) is Marked else p for p in parts]
         text = "".join(parts)
         b.check_size(len(text), "a block's output")
         b.charge(sys.getsizeof(text))
@@ -470,12 +475,16 @@ class _Environment(ImmutableSandboxedEnvironment):
         b.tick()
         if not self.is_safe_callable(obj):
             raise SecurityError(f"{obj!r} is not safely callable")
+        # Inside a loop or a block, Jinja's generated code passes the loop's (block's) variables as the keyword
+        # arguments _loop_vars and _block_vars, for Context.call alone (it gives them to a pass_context callable
+        # and drops them): they are not the template's arguments, so neither checked nor given to a str method.
+        scope = {k: kwargs.pop(k) for k in _SCOPE_KWARGS if k in kwargs}
         bg.check_args(b, args, kwargs)
         inputs = (obj, getattr(obj, "__self__", None), *args, *kwargs.values())
         on_marks = None
         if isinstance(getattr(obj, "__self__", None), str) and inspect.isbuiltin(obj):
             args, on_marks = _str_method(b, obj, args, kwargs)
-        result = context.call(obj, *args, **kwargs)
+        result = context.call(obj, *args, **kwargs, **scope)
         if on_marks is not None:
             result = _agreeing(result, on_marks)
         return b.result(result, *inputs)
@@ -628,6 +637,8 @@ def render(compiled: Compiled, context: dict[str, Any], *, timeout: float, max_c
     gen = compiled.template.generate(context)
     try:
         for chunk in gen:
+            if type(chunk) is Marked:  # a call block's or a filter block's result, written as it is
+                chunk = b.marker.materialize(chunk)
             n += len(chunk) - (chunk.count(OPEN) * MARK_OVERHEAD if runs is not None else 0)
             if n > max_chars:
                 raise Limit(f"the rendered text exceeds max_chars ({max_chars:,} characters)")
