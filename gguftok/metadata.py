@@ -21,7 +21,11 @@ so a vocabulary with a token that is not valid UTF-8 must still load, and ``s.en
 
 Untrusted input: every length and count read from the file is checked against the bytes left in it before
 anything is allocated or looped over, so a malformed file raises :class:`~gguftok.errors.GGUFError` (naming
-the offset and the key) and never a crash, a hang or a huge allocation.
+the offset and the key) and never a crash, a hang or a huge allocation. Counts are also checked against what
+a tokenizer can need (``max_keys`` pairs, ``max_array_items`` strings and inner arrays in all: see
+:data:`MAX_KEYS`), since bytes alone do not bound memory: a pair or a string costs a Python object of 50 to
+90 bytes for as few as 8 to 14 bytes of file. A file past a limit is refused from the count in its header,
+before the loop, with one GGUFError naming the key, the count, the limit and the offset.
 
 Why not ``gguf.GGUFReader``: it builds a NumPy view per string and per array element, which takes about 16 s
 for the 151,936 tokens and 151,387 merges of Qwen2 on our 2-core machines (``bench/bench_metadata.py``);
@@ -45,7 +49,8 @@ from .sources.local import file_kind, open_regular_file  # (here for the modules
 if TYPE_CHECKING:
     from .sources import Reader, ReadReport, Source
 
-__all__ = ["GGUF_MAGIC", "GGUFMetadata", "ValueType", "file_kind", "open_regular_file", "read_metadata"]
+__all__ = ["GGUF_MAGIC", "MAX_ARRAY_ITEMS", "MAX_KEYS", "MAX_KEY_BYTES", "GGUFMetadata", "ValueType", "file_kind",
+           "open_regular_file", "read_metadata"]
 
 GGUF_MAGIC = b"GGUF"
 SUPPORTED_VERSIONS = (2, 3)
@@ -56,6 +61,33 @@ _BULK_MIN = 256  # string arrays at least this long are read in bulk when they c
 # crafted run of zero bytes must not grow it with the file (a model file is GBs). Real token and merge arrays
 # are a few MB; a longer array is read by the loop, which allocates nothing per byte.
 _BULK_MAX_WINDOW = 16 << 20
+_BULK_CHUNK = 1 << 20  # the bulk reader decodes about this many bytes of strings at a time
+
+# Limits on counts (issue 19, item 7). Bytes alone bound neither memory nor time: 85 MB of 20-byte pairs are
+# 4.3 million keys (about 200 bytes of Python objects each: the key, its offset, three dict entries), and 240 MB
+# of zero bytes are 30 million empty strings (a list of 240 MB; each short string that is not cached is a
+# 50-90-byte object for 9-12 bytes of file). So the counts a file claims are checked against what a tokenizer
+# can need, before anything is read; the caller can raise them (``read_metadata(..., max_keys=...)``).
+# - MAX_KEYS: the vocabularies of llama.cpp carry 16 to 42 keys, whole model files 30 to a few hundred (a
+#   multimodal MoE model); 16,384 leaves a margin of 40x over the largest, and costs at most ~6 MB and 0.1 s.
+#   llama.cpp checks every new key against all the previous ones (quadratic), so it cannot load a few
+#   million keys either.
+# - MAX_ARRAY_ITEMS: the strings and inner arrays of all the arrays of a file together (numeric arrays are
+#   NumPy arrays of one byte of memory per byte of file, and need no count limit). The largest vocabularies
+#   have 250k-262k tokens (command-r 256,000; gemma 262,144) and 280k-515k merges (llama-bpe 280,147;
+#   gemma-4 514,906); gemma-4's 777,050 strings are the most of data/vocab. 4,194,304 (2^22) is 5x that: a
+#   vocabulary of a million tokens and two million merges still loads. Its cost is bounded: ~90 bytes per item
+#   at worst, ~380 MB (against ~2.7 GB for the 32 million strings 256 MB could hold); an inner array counts as
+#   8 items (_ARRAY_WEIGHT).
+# - MAX_KEY_BYTES: the GGUF specification says a key "must be at most 2^16-1 bytes long"; error messages
+#   quote the key, so a longer one (up to the whole file) would also be copied into every message.
+MAX_KEYS = 1 << 14
+MAX_ARRAY_ITEMS = 1 << 22
+MAX_KEY_BYTES = (1 << 16) - 1
+# An inner array (of an array of arrays) counts as this many items: it costs ~121 bytes and ~5 us to read,
+# against ~60-90 bytes and ~0.5 us for a string; llama.cpp refuses arrays of arrays altogether.
+_ARRAY_WEIGHT = 8
+_DECODE_IN_PLACE = 1 << 16  # strings at least this long are decoded from a view of the buffer, not a copy
 
 
 class ValueType(IntEnum):
@@ -181,7 +213,8 @@ def _infer_type(value: Any) -> Any:
     raise TypeError(f"cannot infer a GGUF type for {type(value).__name__}")
 
 
-def read_metadata(source: Source | str | os.PathLike[str] | bytes | bytearray | memoryview) -> GGUFMetadata:
+def read_metadata(source: Source | str | os.PathLike[str] | bytes | bytearray | memoryview, *,
+                  max_keys: int = MAX_KEYS, max_array_items: int = MAX_ARRAY_ITEMS) -> GGUFMetadata:
     """Read every key/value pair of a GGUF v2/v3 file: the file's bytes, or where it is.
 
     ``source`` is the file's bytes, a path, any reference :func:`gguftok.sources.open_source` takes (the
@@ -193,16 +226,27 @@ def read_metadata(source: Source | str | os.PathLike[str] | bytes | bytearray | 
 
     A local path must be a regular file (a device, FIFO or directory is a :class:`~gguftok.errors.GGUFError`,
     never read), since the file's size is what every length and count in it is checked against.
-    Raises :class:`~gguftok.errors.GGUFError` if the file is malformed, :class:`~gguftok.errors.SourceError`
-    if a remote file cannot be had, ``OSError`` if a local one cannot be opened.
+    ``max_keys`` and ``max_array_items`` bound the number of key/value pairs and the number of strings and
+    inner arrays in all the arrays of the file (:data:`MAX_KEYS`, :data:`MAX_ARRAY_ITEMS`: generous for any
+    real model); a file that claims more is refused before it is read further. With them, the memory a parse
+    allocates stays within 4 times the bytes read plus about ``400 * max_keys + 160 * max_array_items``
+    bytes and a few MB (``tests/test_metadata_limits.py`` measures it).
+
+    Raises :class:`~gguftok.errors.GGUFError` if the file is malformed or past a limit,
+    :class:`~gguftok.errors.SourceError` if a remote file cannot be had, ``OSError`` if a local one cannot be
+    opened.
     """
+    limits = {"max_keys": max_keys, "max_array_items": max_array_items}
+    for name, value in limits.items():
+        if not (isinstance(value, int) and value >= 0):
+            raise ValueError(f"{name} must be a non-negative int, not {value!r}")
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return _Parser(bytes(source), "<bytes>").parse()
+        return _Parser(bytes(source), "<bytes>", **limits).parse()
     from .sources import as_source
 
     src = as_source(source)
     with src.open() as reader:
-        md = _Parser(b"", reader.name, reader=reader).parse()
+        md = _Parser(b"", reader.name, reader=reader, **limits).parse()
         reader.done(md.kv_end)
     md.origin = src.report
     return md
@@ -218,11 +262,15 @@ class _Parser:
     key/value section.
     """
 
-    def __init__(self, buf: bytes | mmap.mmap, source: str, *, reader: Reader | None = None) -> None:
+    def __init__(self, buf: bytes | mmap.mmap, source: str, *, reader: Reader | None = None,
+                 max_keys: int = MAX_KEYS, max_array_items: int = MAX_ARRAY_ITEMS) -> None:
         self.source = source
         self.key: str | None = None  # the key being read, for error messages
         self.order = "<"
         self.reader = reader
+        self.max_keys = max_keys
+        self.max_items = max_array_items
+        self.items = 0  # strings and inner arrays of the arrays read so far
         if reader is None:
             self.buf, self.size = buf, len(buf)
             self.avail = self.size
@@ -261,6 +309,9 @@ class _Parser:
         if kv_count > (self.size - off) // 14:
             raise self.fail(f"the header claims {kv_count} key/value pairs; "
                             f"the {self.size - off} bytes left hold at most {(self.size - off) // 14}", 16)
+        if kv_count > self.max_keys:
+            raise self.fail(f"the header claims {kv_count:,} key/value pairs; the limit is {self.max_keys:,} "
+                            f"(real models have fewer than a thousand; read_metadata(..., max_keys=N) raises it)", 16)
         structs = _STRUCTS[self.order]
         u32 = structs[ValueType.UINT32]
         values: dict[str, Any] = {}
@@ -283,17 +334,21 @@ class _Parser:
                             tensor_count, values, types, offsets, off)
 
     def string(self, off: int, what: str, strict: bool = False) -> tuple[str, int]:
+        """A string at ``off``; ``strict``: a key (valid UTF-8, at most :data:`MAX_KEY_BYTES` long)."""
         self.need(off, 8, f"the length of {what}")
         (n,) = _STRUCTS[self.order][ValueType.UINT64].unpack_from(self.buf, off)
         off += 8
+        if strict and n > MAX_KEY_BYTES:
+            raise self.fail(f"{what} of {n:,} bytes: GGUF keys are at most {MAX_KEY_BYTES:,} bytes long", off - 8)
         self.need(off, n, f"{what} of {n} bytes")
-        raw = self.buf[off:off + n]
-        if strict:
-            try:
-                return raw.decode("utf-8"), off + n
-            except UnicodeDecodeError as e:
-                raise self.fail(f"{what} is not valid UTF-8 ({e.reason} at byte {e.start})", off - 8) from None
-        return raw.decode("utf-8", "surrogateescape"), off + n
+        errors = "strict" if strict else "surrogateescape"
+        try:
+            if n < _DECODE_IN_PLACE:
+                return self.buf[off:off + n].decode("utf-8", errors), off + n
+            with memoryview(self.buf) as whole, whole[off:off + n] as view:  # no copy of a long string's bytes
+                return str(view, "utf-8", errors), off + n
+        except UnicodeDecodeError as e:
+            raise self.fail(f"{what} is not valid UTF-8 ({e.reason} at byte {e.start})", off - 8) from None
 
     def value(self, vtype: int, off: int, depth: int) -> tuple[Any, Any, int]:
         """Read one value of type ``vtype`` at ``off``: returns (value, its type, offset after it)."""
@@ -325,6 +380,16 @@ class _Parser:
         if count > left // _MIN_SIZE[et]:
             raise self.fail(f"an array of {count} {_TYPE_NAMES[et]} elements cannot fit "
                             f"in the {left} bytes left in the file", off - 8)
+        if et in (ValueType.STRING, ValueType.ARRAY):  # Python objects, one per item: bounded by count
+            weight = _ARRAY_WEIGHT if et == ValueType.ARRAY else 1
+            if count * weight > self.max_items - self.items:
+                before = f" (with the {self.items:,} of the arrays before it)" if self.items else ""
+                each = f" (each inner array counts as {weight})" if weight > 1 else ""
+                raise self.fail(f"an array of {count:,} {_TYPE_NAMES[et]} items{each} is past the limit of "
+                                f"{self.max_items:,} strings and inner arrays per file{before}; real "
+                                f"vocabularies have at most about a million; read_metadata(..., "
+                                f"max_array_items=N) raises it", off - 8)
+            self.items += count * weight
         if et == ValueType.STRING:
             strings, off = self.string_array(off, count)
             return strings, (ValueType.ARRAY, ValueType.STRING), off
@@ -365,10 +430,12 @@ class _Parser:
         or more, which is no candidate; or zero bytes inside a string, which make a false one), one step of
         the loop finds the next real offset and the runs go on from there.
 
-        The strings are then decoded in one call: each length field becomes a 0xFF byte (never part of
-        UTF-8, so it decodes alone, as U+DCFF) and seven NULs, the NULs are deleted, and the text is split at
-        U+DCFF. ``None`` if a string holds a NUL or a 0xFF byte itself, if the runs break too often, or if
-        something does not fit: then the loop reads the array (and names any error).
+        The strings are then decoded a chunk of about a MB at a time (so that the copies stay small), in one
+        call per chunk: each length field becomes a 0xFF byte (never part of UTF-8, so it decodes alone, as
+        U+DCFF) and seven NULs, the NULs are deleted, and the text is split at U+DCFF. ``None`` if a string
+        holds a NUL or a 0xFF byte itself, if the runs break too often, if zero bytes make far more
+        candidates than strings, or if something does not fit: then the loop reads the array (and names any
+        error).
         """
         dtype = np.dtype(self.order + "u8")
         if self.size - off < 8 * count:
@@ -376,9 +443,10 @@ class _Parser:
         room = min(self.size - off - 7, _BULK_MAX_WINDOW)  # offsets from which eight bytes can be read
         covered = 0  # candidates are known for the offsets below this (a model file goes on for GBs)
         fields = np.ndarray((0,), dtype=dtype)
-        cand = np.empty(0, dtype=np.int64)
+        cand = np.empty(0, dtype=np.int32)  # window offsets (< 2^31)
         runs: list[np.ndarray] = []
         found = breaks = 0
+        span = 1024
         pos = 0  # relative to off
         while found < count:
             if pos >= covered:
@@ -387,19 +455,38 @@ class _Parser:
                 self.ensure(off + pos + 8)  # the window grows over the bytes there are, not past them
                 grown = min(room, max(2 * covered, count * 12, pos + 4096), self.avail - off - 7)
                 fields = np.ndarray((grown,), dtype=dtype, buffer=self.buf, offset=off, strides=(1,))
-                cand = np.concatenate((cand, covered + np.flatnonzero(fields[covered:] < 256)))
+                small = fields[covered:] < 256
+                # The real strings are count candidates; zero bytes inside them and in what follows the array
+                # (runs of 0.0 scores) make more. A run of zero bytes makes every offset one (8 per empty
+                # string: 4 bytes of candidate per byte of file); past 2 per string and a margin, the loop is
+                # cheaper.
+                if len(cand) + int(np.count_nonzero(small)) > 2 * count + (1 << 20):
+                    return None
+                if covered == 0:  # the first 8 * count bytes are the array's: at most 1 string in 8 bytes
+                    head = min(8 * count, grown)
+                    if np.count_nonzero(small[:head]) > head // 8 + head // 32 + 64:  # zero bytes: the loop
+                        return None
+                cand = np.concatenate((cand, covered + np.flatnonzero(small).astype(np.int32)))
+                del small
                 covered = grown
                 if pos >= covered:  # past the end of the file
                     return None
-            k = int(np.searchsorted(cand, pos))
+            k = int(np.searchsorted(cand, np.int32(pos)))  # pos < covered <= 16 MB; an int64 would copy cand
             if k < len(cand) and cand[k] == pos:
-                run = cand[k:k + min(count - found, 65536)]
+                # Candidates are checked ``span`` at a time, doubling while runs go on, back to 1,024 where
+                # one breaks: a break wastes at most twice the strings found before it, not 65,536
+                # checks (zero bytes, which break a run at every candidate, made that 4096 x 65,536).
+                run = cand[k:k + min(count - found, span)]
                 nxt = run + 8 + fields[run].astype(np.int64)
                 bad = np.flatnonzero(run[1:] != nxt[:-1])
                 m = int(bad[0]) + 1 if len(bad) else len(run)
                 runs.append(run[:m])
                 found += m
                 pos = int(nxt[m - 1])
+                if m == len(run):
+                    span = min(2 * span, 65536)
+                    continue
+                span = 1024
             else:  # a long string: one step of the loop
                 length = int(fields[pos])
                 if length > 1 << 20:  # the loop reads it without a window over the bytes it skips
@@ -408,21 +495,32 @@ class _Parser:
                 found += 1
                 pos += 8 + length
             breaks += 1
-            if breaks > 4096:
+            if breaks > min(4096, 16 + count // 64):  # real arrays break at 1 string in 2,000 at most
                 return None
         if pos > self.size - off:
             return None
         self.ensure(off + pos)
-        starts = np.concatenate(runs)
-        region = np.frombuffer(self.buf, dtype=np.uint8, count=pos, offset=off).copy()
-        np.ndarray((pos - 7,), dtype=dtype, buffer=region, strides=(1,))[starts] = 0  # each field: 8 NULs
-        if np.count_nonzero(region) != pos - 8 * count:  # a string with a NUL of its own
-            return None
-        region[starts] = 0xFF
-        if np.count_nonzero(region == 0xFF) != count:  # a string with a 0xFF byte of its own
-            return None
-        text = region.tobytes().translate(None, b"\0").decode("utf-8", "surrogateescape")
-        return text.split("\udcff")[1:], off + pos
+        starts = np.concatenate(runs).astype(np.int64)
+        del runs, cand
+        # A chunk of about _BULK_CHUNK bytes at a time: its copies (the bytes, the text) stay small.
+        step = max(1, int(count * _BULK_CHUNK // max(pos, 1)))
+        out: list[str] = [""] * count if step < count else []
+        for i in range(0, count, step):
+            j = min(i + step, count)
+            a, b = int(starts[i]), (int(starts[j]) if j < count else pos)
+            region = np.frombuffer(self.buf, dtype=np.uint8, count=b - a, offset=off + a).copy()
+            rel = starts[i:j] - a
+            np.ndarray((b - a - 7,), dtype=dtype, buffer=region, strides=(1,))[rel] = 0  # each field: 8 NULs
+            if np.count_nonzero(region) != (b - a) - 8 * (j - i):  # a string with a NUL of its own
+                return None
+            region[rel] = 0xFF
+            if np.count_nonzero(region == 0xFF) != j - i:  # a string with a 0xFF byte of its own
+                return None
+            text = region.tobytes().translate(None, b"\0").decode("utf-8", "surrogateescape")
+            if step >= count:
+                return text.split("\udcff")[1:], off + pos
+            out[i:j] = text.split("\udcff")[1:]
+        return out, off + pos
 
     def string_array_loop(self, off: int, count: int) -> tuple[list[str], int]:
         """The reader's loop over an array of strings.
