@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -97,3 +98,18 @@ def sparse_models(tmp_path_factory, vocab_path):
         path = folder / f"qwen2-{size >> 30}g.gguf"
         out[size] = (path, sparse_model(path, vocab_path("qwen2"), size))
     return out
+
+
+@pytest.fixture(scope="session")
+def certificate(tmp_path_factory):
+    """A self-signed certificate for localhost, and its key."""
+    import shutil
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl (the command) makes the certificate of the https server")
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "2", "-subj", "/CN=localhost", "-addext",
+                    "subjectAltName=DNS:localhost,IP:127.0.0.1"], check=True, capture_output=True)
+    return cert, key

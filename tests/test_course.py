@@ -181,25 +181,33 @@ def test_the_main_path_is_about_thirty_minutes_and_shows_no_wall_of_output(path)
                 assert rows <= MAX_TABLE_ROWS, f"cell {i} shows a table of {rows} rows outside a toggle"
 
 
-@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
-def test_every_number_in_the_prose_is_printed_or_computed(path):
-    cs = cells(path)
-    printed = printed_numbers(cs)
+def unvouched(path: Path, found, vouched, agrees) -> list[tuple[int, str]]:
+    """``(cell, key)`` for each claim of the markdown (``found(text)`` gives ``(key, claim)`` pairs) that no
+    printed output vouches for (``vouched(claim)``), that tests/prose does not compute (``COMPUTED[key]``, its
+    value checked by ``agrees(claim, value)``) and does not call no data (``NOT_DATA[key]``)."""
     module = prose_module(path)
     computed = getattr(module, "COMPUTED", {})
     not_data = getattr(module, "NOT_DATA", {})
-    unchecked = []
-    for i, c in enumerate(cs):
+    out = []
+    for i, c in enumerate(cells(path)):
         if c["cell_type"] != "markdown":
             continue
-        for n in claims(text(c)):
-            if normal(n) in printed or n in not_data:
+        for key, claim in found(text(c)):
+            if key in not_data or vouched(claim):
                 continue
-            if n in computed:
-                value = computed[n]()
-                assert normal(str(value)) == normal(n) or f"{value:,}" == n, f"cell {i} says {n}; computed {value}"
+            if key in computed:
+                value = computed[key]()
+                assert agrees(claim, value), f"cell {i} says {key!r}; computed {value}"
                 continue
-            unchecked.append((i, n))
+            out.append((i, key))
+    return out
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+def test_every_number_in_the_prose_is_printed_or_computed(path):
+    printed = printed_numbers(cells(path))
+    unchecked = unvouched(path, lambda md: [(n, n) for n in claims(md)], lambda n: normal(n) in printed,
+                          lambda n, value: normal(str(value)) == normal(n) or f"{value:,}" == n)
     assert not unchecked, (f"numbers in the prose that no cell prints: {unchecked}; print them, or compute them "
                            f"in tests/prose/numbers_{path.name[:2]}.py (COMPUTED), or say why they are not data "
                            "(NOT_DATA)")
@@ -213,27 +221,17 @@ def printed_lines(cs: list[dict]) -> list[str]:
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
 def test_every_count_of_alternatives_keys_and_every_rank_is_printed_or_computed(path):
-    """"Llama 3's pattern stops at six" was wrong for months although the next cell printed 11: a small count
-    is checked only against a printed line that names the same thing (or a computation under its phrase)."""
-    cs = cells(path)
-    lines = printed_lines(cs)
-    module = prose_module(path)
-    computed = getattr(module, "COMPUTED", {})
-    not_data = getattr(module, "NOT_DATA", {})
-    unchecked = []
-    for i, c in enumerate(cs):
-        if c["cell_type"] != "markdown":
-            continue
-        for phrase, number, noun in qualified_claims(text(c)):
-            if phrase in not_data:
-                continue
-            if phrase in computed:
-                value = computed[phrase]()
-                assert str(value) == number, f"cell {i} says {phrase!r}; computed {value}"
-                continue
-            said = re.compile(rf"(?<![\d,.]){number}(?![\d,]|\.\d)")
-            if not any(noun in line and said.search(line.replace(",", "")) for line in lines):
-                unchecked.append((i, phrase))
+    """"Llama 3's pattern stops at six" passed although the next cell printed 11: a small count is checked only
+    against a printed line that names the same thing (or a computation under its phrase)."""
+    lines = printed_lines(cells(path))
+
+    def on_a_line(claim: tuple[str, str, str]) -> bool:
+        _, number, noun = claim
+        said = re.compile(rf"(?<![\d,.]){number}(?![\d,]|\.\d)")
+        return any(noun in line and said.search(line.replace(",", "")) for line in lines)
+
+    unchecked = unvouched(path, lambda md: [(q[0], q) for q in qualified_claims(md)], on_a_line,
+                          lambda claim, value: str(value) == claim[1])
     assert not unchecked, (f"counts and ranks in the prose that no cell prints beside their noun: {unchecked}; print "
                            f"them, or compute them in tests/prose/numbers_{path.name[:2]}.py (COMPUTED, under the "
                            "phrase), or say why they are not data (NOT_DATA)")

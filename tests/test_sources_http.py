@@ -350,21 +350,6 @@ def test_a_host_name_with_a_label_over_63_characters_is_one_clear_error(metadata
     assert "Traceback" not in capfd.readouterr().err
 
 
-@pytest.fixture(scope="module")
-def certificate(tmp_path_factory):
-    """A self-signed certificate for localhost, and its key."""
-    import shutil
-
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl (the command) makes the certificate of the https server")
-    folder = tmp_path_factory.mktemp("tls")
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
-                    str(cert), "-days", "2", "-subj", "/CN=localhost", "-addext",
-                    "subjectAltName=DNS:localhost,IP:127.0.0.1"], check=True, capture_output=True)
-    return cert, key
-
-
 def test_https_checks_the_certificate_and_keeps_one_connection(certificate, metadata_cache, vocab_path, monkeypatch):
     with Loopback(tls=certificate) as srv:
         url = srv.serve("/tls/qwen2.gguf", vocab_path("qwen2"))

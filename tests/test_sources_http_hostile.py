@@ -78,20 +78,6 @@ def test_the_deadline_holds_when_the_timeout_is_longer(metadata_cache):
     assert "(its deadline)" in str(e) and took >= DEADLINE - 0.2
 
 
-@pytest.fixture(scope="module")
-def certificate(tmp_path_factory):
-    import shutil
-
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl (the command) makes the certificate of the https server")
-    folder = tmp_path_factory.mktemp("tls")
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
-                    str(cert), "-days", "2", "-subj", "/CN=localhost", "-addext",
-                    "subjectAltName=DNS:localhost,IP:127.0.0.1"], check=True, capture_output=True)
-    return cert, key
-
-
 def test_the_deadline_holds_over_a_tls_handshake_never_answered(metadata_cache):
     with RawServer(silent) as srv:
         timed_out(f"https://localhost:{srv.port}/m.gguf", timeout=10)

@@ -457,28 +457,35 @@ def _vm_bytes() -> int | None:
 
 
 @contextlib.contextmanager
-def memory_limit(n: int) -> Any:
-    """At most ``n`` more bytes of address space while the block runs (where the system can say so)."""
+def _soft_limit(name: str, limit_of: Any) -> Any:
+    """While the block runs, the soft limit ``resource.<name>`` is ``limit_of(resource)`` (at most the hard
+    limit), then what it was; where the system has no such limit, or ``limit_of`` gives ``None``, nothing."""
     try:
         import resource
     except ImportError:
         yield
         return
-    vm = _vm_bytes()
-    if vm is None:
+    which = getattr(resource, name, None)
+    limit = None if which is None else limit_of(resource)
+    if limit is None:
         yield
         return
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    limit = vm + n if hard == resource.RLIM_INFINITY else min(vm + n, hard)
+    soft, hard = resource.getrlimit(which)
     try:
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        resource.setrlimit(which, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
     except (ValueError, OSError):
         yield
         return
     try:
         yield
     finally:
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+        resource.setrlimit(which, (soft, hard))
+
+
+def memory_limit(n: int) -> Any:
+    """At most ``n`` more bytes of address space while the block runs (where the system can say so)."""
+    vm = _vm_bytes()
+    return _soft_limit("RLIMIT_AS", lambda resource: None if vm is None else vm + n)
 
 
 def _die_with(parent: int) -> None:
@@ -506,29 +513,15 @@ def _die_with(parent: int) -> None:
     threading.Thread(target=watch, name="gguftok-chat-parent", daemon=True).start()
 
 
-@contextlib.contextmanager
 def cpu_limit(seconds: float) -> Any:
     """At most ``seconds`` more CPU time (whole seconds, rounded up) while the block runs: past it the kernel
     sends SIGXCPU, which ends the process (where the system has RLIMIT_CPU)."""
-    try:
-        import resource
-    except ImportError:
-        yield
-        return
-    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    limit = math.ceil(usage.ru_utime + usage.ru_stime + seconds)
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    try:
-        resource.setrlimit(resource.RLIMIT_CPU, (limit, hard))
-    except (ValueError, OSError):
-        yield
-        return
-    try:
-        yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+
+    def limit(resource: Any) -> int:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return math.ceil(usage.ru_utime + usage.ru_stime + seconds)
+
+    return _soft_limit("RLIMIT_CPU", limit)
 
 
 def serve(dump_fd: int, parent: int) -> None:
