@@ -58,11 +58,12 @@ oracle: $(STAMP)
 fuzz: setup oracle
 	$(PY) -m gguftok.conformance.fuzz --vocab $(VOCAB) -n $(N) $(FUZZ_ARGS)
 
-# Re-record the golden fixtures in tests/golden/ from the oracle (about 8 minutes), with llama.cpp's
+# Re-record the golden fixtures in data/golden/ from the oracle (about 8 minutes), with llama.cpp's
 # built-in chat renderings (chat-builtin.json).
 golden: setup oracle
 	$(PY) -m gguftok.conformance.golden
 	$(PY) -m gguftok.conformance.chat_golden
+	$(PY) -m gguftok.data write-course-manifest
 
 # The opt-in live tests: a bounded fuzz of several vocabularies against the oracle.
 test-oracle: setup oracle
@@ -86,6 +87,7 @@ corpus-example: setup
 # Regenerate the lessons' synthetic vocabularies in data/synthetic/ (a test checks they are current).
 synthetic: $(STAMP)
 	$(PY) scripts/make_synthetic.py
+	$(PY) -m gguftok.data write-course-manifest
 
 # Re-execute the notebooks from their py:percent twins and write them with deterministic metadata.
 notebooks: setup

@@ -150,6 +150,38 @@ def write_manifest(path: Path = MANIFEST) -> None:
     path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
 
 
+# The course's own data (committed, unlike the vocabularies): what the notebooks and the checks read besides the
+# vocabularies, listed with sizes and sha256 in data/course.json, so that `gguftok doctor` can name a missing one.
+COURSE_FOLDERS = ("corpus", "synthetic", "golden")
+
+
+def course_manifest_path() -> Path:
+    return REPO_DATA / "course.json"
+
+
+def course_files_on_disk(root: Path | None = None) -> dict[str, dict[str, object]]:
+    """``{folder/name: {"size", "sha256"}}`` of every file of :data:`COURSE_FOLDERS` under ``root`` (default
+    ``data/``), their READMEs left out."""
+    root = REPO_DATA if root is None else root
+    files = {}
+    for folder in COURSE_FOLDERS:
+        for p in sorted((root / folder).glob("*")):
+            if p.is_file() and p.name != "README.md":
+                files[f"{folder}/{p.name}"] = {"size": p.stat().st_size, "sha256": sha256_of(p)}
+    return files
+
+
+def load_course_manifest() -> dict[str, dict[str, object]]:
+    """The committed list of the course's data files (see :data:`COURSE_FOLDERS`)."""
+    return load_manifest(course_manifest_path())
+
+
+def write_course_manifest() -> None:
+    """Maintainers: list the files of :data:`COURSE_FOLDERS` in ``data/course.json`` (after ``make golden``)."""
+    doc = {"files": course_files_on_disk()}
+    course_manifest_path().write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gguftok.data", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -157,14 +189,17 @@ def main(argv: list[str] | None = None) -> int:
     p_fetch.add_argument("--dest", type=Path, default=None, help="target folder (default: data/vocab)")
     sub.add_parser("sdist-path", help="print the path of the verified sdist, downloading it if needed")
     sub.add_parser("write-manifest", help="maintainers: regenerate data/manifest.json from the sdist")
+    sub.add_parser("write-course-manifest", help="maintainers: regenerate data/course.json from data/")
     args = parser.parse_args(argv)
     try:
         if args.command == "fetch":
             fetch(args.dest)
         elif args.command == "sdist-path":
             print(sdist_path(log=lambda msg: print(msg, file=sys.stderr)))
-        else:
+        elif args.command == "write-manifest":
             write_manifest()
+        else:
+            write_course_manifest()
     except DataError as e:
         print(f"gguftok.data: error: {e}", file=sys.stderr)
         return 1

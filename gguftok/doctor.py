@@ -1,5 +1,6 @@
-"""What the workbook needs, checked: Python, the packages, the 19 vocabularies, the widgets front end, and the
-optional llama.cpp oracle. Each line says ✓ or ✗ and, when something is missing, the command that fixes it.
+"""What the workbook needs, checked: Python, the packages, the 19 vocabularies, the course's own data (every file
+of ``data/`` a notebook or a check reads), the widgets front end, and the optional llama.cpp oracle. Each line
+says ✓ or ✗ and, when something is missing, the command that fixes it.
 
 >>> report = environment_check()                 # after `make setup`
 >>> [line.name for line in report.lines][:3], report.ok, report.summary()
@@ -106,6 +107,21 @@ def _vocabularies() -> Line:
                 "make vocab   (or: python -m gguftok.data fetch)")
 
 
+def _course_data() -> Line:
+    from . import data
+
+    try:
+        manifest = data.load_course_manifest()
+    except DataError as e:
+        return Line("the course's data", False, str(e), "run gguftok from a checkout of the repository")
+    bad = missing_or_wrong(data.REPO_DATA, manifest, deep=True)
+    if not bad:
+        return Line("the course's data", True, f"all {len(manifest)} files of data/ match their sha256")
+    shown = ", ".join(f"data/{name}" for name in bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+    return Line("the course's data", False, f"{len(bad)} of {len(manifest)} files missing or different: {shown}",
+                "git checkout -- data/   (they are committed with the workbook)")
+
+
 def _widgets_frontend() -> Line:
     try:
         version = metadata.version("jupyterlab_widgets")
@@ -139,5 +155,5 @@ def environment_check() -> Report:
     lines = [Line("Python >= 3.10", py >= (3, 10), f"{py.major}.{py.minor}.{py.micro}",
                   "install Python 3.10 or newer, then make setup")]
     lines += [_package(name, purpose) for name, purpose in PACKAGES]
-    lines += [_vocabularies(), _widgets_frontend(), _oracle(), _voila()]
+    lines += [_vocabularies(), _course_data(), _widgets_frontend(), _oracle(), _voila()]
     return Report(lines)

@@ -91,7 +91,7 @@ def builtin_should_match(vocab: str, template: str | None, messages: list, add_a
 
 
 def test_renders_equal_llama_cpp_builtin_where_it_recognizes_the_template(toks):
-    golden = json.loads((REPO / "tests" / "golden" / "chat-builtin.json").read_text(encoding="utf-8"))
+    golden = json.loads((REPO / "data" / "golden" / "chat-builtin.json").read_text(encoding="utf-8"))
     recognized, matched = set(), 0
     for row in golden["renders"]:
         tok = toks(row["vocab"])
@@ -121,7 +121,7 @@ def test_live_builtin_renders_and_tokens_match_llama_cpp(vocab, toks, vocab_path
     if why_unavailable():
         pytest.skip(why_unavailable())
     tok = toks(vocab)
-    golden = json.loads((REPO / "tests" / "golden" / "chat-builtin.json").read_text(encoding="utf-8"))
+    golden = json.loads((REPO / "data" / "golden" / "chat-builtin.json").read_text(encoding="utf-8"))
     with Oracle(vocab_path(vocab)) as ref:
         for row in golden["renders"]:
             if row["vocab"] == vocab:

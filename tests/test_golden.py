@@ -1,4 +1,4 @@
-"""llama.cpp's recorded answers (tests/golden/, made with the oracle) against gguftok, without llama.cpp.
+"""llama.cpp's recorded answers (data/golden/, made with the oracle) against gguftok, without llama.cpp.
 
 A fixture whose feature is not built yet is tolerated only through NOT_BUILT below: each entry is printed
 as the reason of a strict expected failure, so an entry that starts passing fails the run until it is

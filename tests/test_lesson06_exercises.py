@@ -36,9 +36,9 @@ def test_the_given_lists_are_llama_cpps():
 
 
 def _llama_cpp_specials(name: str) -> dict[int, bool]:
-    """From llama.cpp's own record of the file (tests/golden): id -> needs parse_special, for every token
+    """From llama.cpp's own record of the file (data/golden): id -> needs parse_special, for every token
     whose final attributes make it special."""
-    with lzma.open(REPO / "tests" / "golden" / f"{name}.jsonl.xz", "rt") as fh:
+    with lzma.open(REPO / "data" / "golden" / f"{name}.jsonl.xz", "rt") as fh:
         fh.readline()
         facts = json.loads(fh.readline())
     out, tid = {}, 0

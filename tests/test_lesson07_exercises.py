@@ -41,7 +41,7 @@ def test_the_given_tables_are_llama_cpps():
 
 
 def _llama_cpp_facts(name: str) -> dict:
-    with lzma.open(REPO / "tests" / "golden" / f"{name}.jsonl.xz", "rt") as fh:
+    with lzma.open(REPO / "data" / "golden" / f"{name}.jsonl.xz", "rt") as fh:
         fh.readline()
         return json.loads(fh.readline())
 

@@ -3,7 +3,7 @@
 ``CONVERSATIONS`` are the cases every template is rendered on (the tests compare gguftok with transformers'
 renderer on each). ``python -m gguftok.conformance.chat_golden`` asks the oracle's
 ``llama_chat_apply_template`` (llama.cpp's hard-coded renderers, chosen by looking at the template) for each
-template of each vocabulary that has one, and writes ``tests/golden/chat-builtin.json``, so that the default
+template of each vocabulary that has one, and writes ``data/golden/chat-builtin.json``, so that the default
 tests compare with llama.cpp without the oracle.
 """
 
@@ -20,7 +20,7 @@ from ..metadata import read_metadata
 VOCABS = ["command-r", "gemma-4", "phi-3", "qwen2", "qwen35"]  # the reference vocabularies with a template
 # every (vocabulary, template name) they ship: Command-R has tool_use and rag beside its default (None)
 TEMPLATES = [(v, t) for v in VOCABS for t in ([None, "tool_use", "rag"] if v == "command-r" else [None])]
-GOLDEN = Path(__file__).resolve().parents[2] / "tests" / "golden" / "chat-builtin.json"
+GOLDEN = Path(__file__).resolve().parents[2] / "data" / "golden" / "chat-builtin.json"
 
 
 def _m(role: str, content: str) -> dict:

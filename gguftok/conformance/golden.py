@@ -1,6 +1,6 @@
 """Golden fixtures: llama.cpp's answers, recorded once with the oracle, checked by every test run without it.
 
-One xz-compressed JSON-lines file per vocabulary under ``tests/golden/``:
+One xz-compressed JSON-lines file per vocabulary under ``data/golden/``:
 
 - line 1, the header: which file (name, sha256), which relabelling, llama-cpp-python's version, the seed;
 - line 2, the facts: special ids, ``add_bos``/``add_eos``/``add_sep``, end-of-generation ids, every token's
@@ -37,7 +37,7 @@ from ..data import REPO_DATA, SDIST_MODELS, sdist_path, sha256_of, vocab_dir
 from .generate import Generators, id_sequence
 from .oracle import LLAMA_CPP_VERSION, Crash, Oracle
 
-GOLDEN_DIR = REPO_DATA.parent / "tests" / "golden"
+GOLDEN_DIR = REPO_DATA / "golden"
 FORMAT = 1
 ENCODE_FLAGS = [(False, False), (True, False), (False, True), (True, True)]  # (add_special, parse_special)
 DECODE_FLAGS = [(False, False), (True, False), (False, True), (True, True)]  # (remove_special, unparse_special)

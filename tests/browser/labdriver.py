@@ -60,16 +60,15 @@ def free_port() -> int:
 class Lab:
     """A JupyterLab server on loopback over a temporary copy of ``notebooks/``, with no token.
 
-    The copy sits beside links to ``data/`` and ``tests/`` because the notebooks read ``../data/...`` and
-    ``../tests/golden``; running them never writes into the repository.
+    The copy sits beside a link to ``data/`` because the notebooks read ``../data/...``, and beside no
+    ``tests/``: the course reads nothing of the tests. Running them never writes into the repository.
     """
 
     def __init__(self, root: Path) -> None:
         self.root = root
         shutil.copytree(REPO / "notebooks", root / "notebooks",
                         ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
-        for name in ("data", "tests"):
-            (root / name).symlink_to(REPO / name, target_is_directory=True)
+        (root / "data").symlink_to(REPO / "data", target_is_directory=True)
         settings = root / "settings"
         for rel, value in SETTINGS.items():
             (settings / rel).parent.mkdir(parents=True, exist_ok=True)
