@@ -156,3 +156,24 @@ def test_a_wrong_part_fails_the_grade(stage, solved_grade, monkeypatch):
             assert "the first mismatch" in text or "raised" in text, text
             caught.append(name)
     assert caught, f"no wrong variant of {stage} changes any graded answer"
+
+
+def test_the_assembly_is_kept_until_a_file_of_the_package_changes(tmp_path, monkeypatch):
+    """A check run again on unchanged files reuses the assembled class (and so the tokenizers built from it);
+    an edit, even one that keeps the file's size, assembles again."""
+    import os
+
+    pkg = _workspace_with(tmp_path, "merge_queue", "def merge_word(word, ranks):\n    return list(word)\n")
+    monkeypatch.setenv(workspace.ENV, str(pkg))
+    first = capstone.assembled()
+    assert capstone.assembled() is first
+    assert capstone.assembled().GgufTokenizer is first.GgufTokenizer
+    path = pkg / "merge_queue.py"
+    path.write_text(path.read_text().replace("list(word)", "[*word]"))
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    second = capstone.assembled()
+    assert second is not first
+    assert next(p for p in second.parts if p.stage == "merge_queue").mine == ("merge_word",)
+    monkeypatch.setenv(workspace.ENV, str(TEMPLATES))  # another package: assembled afresh
+    assert capstone.assembled() is not second

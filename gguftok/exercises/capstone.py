@@ -24,6 +24,7 @@ The first mismatch of each measure is kept whole, so it can be run again.
 from __future__ import annotations
 
 import ast
+import contextlib
 import inspect
 import textwrap
 import types
@@ -295,6 +296,34 @@ def grade_vocab(cls: type, name: str, fuzz: int = FUZZ, round_trip: int = ROUND_
     return result
 
 
+_ASSEMBLED: tuple[tuple, Assembly] | None = None
+
+
+def _fingerprint() -> tuple:
+    """What :func:`assemble` reads, as ``(path, mtime_ns, size)`` of each file of the student's package and of the
+    reference solutions: when none changed, the assembly it gave last time is still the one on disk."""
+    folders = [workspace.workspace_dir(), workspace.solutions_dir()]
+    out = []
+    for folder in folders:
+        if folder is None:
+            continue
+        for path in sorted(folder.glob("*.py")):
+            with contextlib.suppress(OSError):
+                st = path.stat()
+                out.append((str(path), st.st_mtime_ns, st.st_size))
+    return tuple(out)
+
+
+def assembled() -> Assembly:
+    """:func:`assemble`, built again only when a file of the student's package (or of the solutions) changed:
+    the same class, so that the tokenizers built from it can be kept between checks."""
+    global _ASSEMBLED
+    key = _fingerprint()
+    if _ASSEMBLED is None or _ASSEMBLED[0] != key:
+        _ASSEMBLED = (key, assemble())
+    return _ASSEMBLED[1]
+
+
 def _measure(result: VocabGrade, measure: str, texts: Sequence[str], expected, got) -> tuple[int, int]:
     """(agreed, total) of ``got(s) == expected(s)`` over ``texts``; the first disagreement goes to ``result``."""
     agreed = 0
@@ -310,6 +339,6 @@ def _measure(result: VocabGrade, measure: str, texts: Sequence[str], expected, g
 def grade(assembly: Assembly | None = None, names: Sequence[str] = GRADED, fuzz: int = FUZZ,
           round_trip: int = ROUND_TRIP) -> Grade:
     """Assemble (unless given) and grade on every vocabulary of ``names`` that has been fetched."""
-    assembly = assembly or assemble()
+    assembly = assembly or assembled()
     present = [n for n in names if (vocab_dir() / f"ggml-vocab-{n}.gguf").exists()]
     return Grade(assembly.parts, [grade_vocab(assembly.GgufTokenizer, n, fuzz, round_trip) for n in present])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ._core import Case, Exercise
 from ._data import SYNTHETIC, random_text, rng, tokenizer, vocab_file
-from .capstone import assemble, is_written
+from .capstone import assembled, is_written
 from .workspace import load
 
 _SYNTH = "byte-level-286.gguf"
@@ -40,7 +40,7 @@ def _label(name: str) -> str:
 def _your_class():
     """The student's GgufTokenizer with the rest of the package assembled; the template while it is one."""
     mine = load("tokenizer").GgufTokenizer
-    return assemble().GgufTokenizer if is_written(mine) else mine
+    return assembled().GgufTokenizer if is_written(mine) else mine
 
 
 def _run(cls, name: str, op: str, *args):
@@ -111,7 +111,7 @@ gguf_tokenizer = Exercise(
 
 # ------------------------------------------------------------------------------------------- chat_prompt
 def _chat(fn, name: str, system: str, user: str):
-    return fn(_instance(assemble().GgufTokenizer, name), system, user)
+    return fn(_instance(assembled().GgufTokenizer, name), system, user)
 
 
 def _ref_chat(name: str, system: str, user: str) -> list[int]:
