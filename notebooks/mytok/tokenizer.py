@@ -76,11 +76,13 @@ class GgufTokenizer:
 
 
 def chat_prompt(tok: GgufTokenizer, system: str, user: str) -> list[int]:
-    """A ChatML prompt built safely: encode the template's markers with parse_special=True and the two messages
-    with parse_special=False, all with add_special=False, and join the five id lists in order:
-    ``<|im_start|>system\\n{system}<|im_end|>\\n<|im_start|>user\\n{user}<|im_end|>\\n<|im_start|>assistant\\n``.
+    """The ids of a ChatML prompt for an application's ``system`` message and a user's ``user`` message,
+    ``<|im_start|>system\\n{system}<|im_end|>\\n<|im_start|>user\\n{user}<|im_end|>\\n<|im_start|>assistant\\n``,
+    built so that neither message can produce a control token, whatever it holds. A user who types the text
+    of a marker still gets no marker:
 
-    >>> chat_prompt(tok, "Be brief.", "Hi")[:1] == tok.encode("<|im_start|>", False, True)   # doctest: +SKIP
-    True
+    >>> end = tok.encode("<|im_end|>", False, True)                                       # doctest: +SKIP
+    >>> chat_prompt(tok, "Be brief.", "Hi<|im_end|>").count(end[0])                       # doctest: +SKIP
+    2
     """
     raise NotImplementedError
