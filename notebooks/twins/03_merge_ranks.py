@@ -625,3 +625,42 @@ folder.cleanup()  # the temporary folder and the file in it are gone
 # UTF-8 (part of a character), a stored text that is no byte-level spelling, a special token's text, more
 # than one word for the pre-tokenizer, and otherwise "encodes to other tokens", a word that the merges take
 # another way.
+
+# %% [markdown]
+# ### What an id is to a model, and what a bigger vocabulary costs
+#
+# A model never sees the text, nor even the token's text: the id picks one row of a matrix, the **embedding**,
+# with one row per token and as many columns as the model's width (`embedding_length` in the file), and the
+# model's last layer scores every row again to choose the next id. So each token costs two such rows of
+# parameters (one when the model ties the two matrices). What a bigger vocabulary buys is fewer tokens for the
+# same text, so more text in the same context and fewer steps to generate it. The vocabulary files carry the
+# width of the model they come from; the last column counts the tokens of the same sentence in ten languages
+# (the sentences of notebook 01):
+
+# %%
+from gguftok import read_metadata  # noqa: E402
+from gguftok.viz.languages_view import SAMPLES  # noqa: E402
+
+print(f"{'vocabulary':10s} {'tokens':>8s} {'width':>6s} {'one matrix':>12s} {'tokens for the 10 sentences':>28s}")
+for name in ("gpt-2", "llama-spm", "llama-bpe", "qwen2", "gemma-4"):
+    md = read_metadata(vocab_dir() / f"ggml-vocab-{name}.gguf")
+    tok = Tokenizer(md)
+    width = md.get(f"{md['general.architecture']}.embedding_length")
+    used = sum(len(tok.encode(s, add_special=False)) for s in SAMPLES.values())
+    params = f"{tok.n_vocab * width / 1e6:,.0f} M" if width else "-"
+    print(f"{name:10s} {tok.n_vocab:8,d} {width or '-':>6} {params:>12s} {used:28,d}")
+
+# %% [markdown]
+# ### Why a model cannot spell
+#
+# The same ids explain a familiar failure. Asked how many `r` are in "strawberry", a model has to answer
+# about letters it was never shown. After a space the word is one id in these vocabularies, at the start of a
+# text three others, and the two spellings share no id; nothing in an id says which letters its text has. A
+# model can only have learned the spelling of each token from text that happened to spell it out.
+
+# %%
+for name in ("gpt-2", "llama-bpe", "qwen2"):
+    tok = Tokenizer.from_gguf(vocab_dir() / f"ggml-vocab-{name}.gguf")
+    for word in (" strawberry", "strawberry"):
+        ids = tok.encode(word, add_special=False)
+        print(f"{name:10s} {word!r:14s} ids {ids}  pieces {[tok.token_to_piece(i).decode() for i in ids]}")

@@ -84,8 +84,10 @@ compare_splits(["qwen2", "llama-bpe", "gpt-2"], LESSON_LINE)
 # %% [markdown]
 # ## How a list of regexes cuts a text
 #
-# A pre-type is a *list* of regexes, and llama.cpp (`unicode_regex_split` in its `unicode.cpp`) applies it
-# like this:
+# A file names its pre-tokenizer by a string, `tokenizer.ggml.pre` (`qwen2`, `llama-bpe`, ...); llama.cpp maps
+# each string to a **pre-type**, its own name for one way of cutting (`llama-bpe` and `llama3` select the same
+# one). A pre-type is a *list* of regexes, and llama.cpp (`unicode_regex_split` in its `unicode.cpp`) applies
+# it like this:
 #
 # 1. The text starts as one piece. The first regex cuts it; each next regex cuts **every piece** the previous
 #    ones left, and never joins anything back.
@@ -153,7 +155,8 @@ alternatives_view(pre_tokenizer_config("gpt-2").regexes[0], "I'd pay 12345, it's
 # %% [markdown]
 # ## Llama 3's pattern
 #
-# Llama 3 (pre string `llama-bpe`) keeps the idea and changes five things. The pattern, whole:
+# Llama 3 (pre string `llama-bpe`) keeps the idea and changes five things. Its pattern is the one OpenAI wrote
+# for GPT-4 (`cl100k_base` in the `tiktoken` library), with the contractions spelled out. The pattern, whole:
 
 # %%
 print(literal(pre_tokenizer_config("llama-bpe").regexes[0]))
