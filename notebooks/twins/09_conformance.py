@@ -280,7 +280,18 @@ conformance_view(qwen2, TEXTS[1], missed)
 # ## Why two engines disagree
 #
 # Users meet a second engine: transformers reads the same GGUF file (`gguf_file=`) and converts it into a
-# tokenizer of its own. Where its ids differ, one stage is to blame: `flags`, `special-match` (other special
+# tokenizer of Hugging Face's `tokenizers`, whose pipeline has stages of its own. Yours map onto them:
+#
+# | `tokenizers` | what llama.cpp (and your `mytok/`) does there |
+# |---|---|
+# | added tokens | the special-token partition (06), cut out before anything else |
+# | normalizer | SentencePiece's space prefix and `▁` (11); WordPiece's lower case; Unigram's character map |
+# | pre-tokenizer | the pre-type's list of regexes (04) |
+# | model | the merge queue (05), SentencePiece's merges (11), WordPiece, Unigram |
+# | post-processor | BOS and EOS (07) |
+# | decoder | pieces back to bytes (02, 08) |
+#
+# Where its ids differ, one stage is to blame: `flags`, `special-match` (other special
 # tokens cut out), `special-context` (the text beside one), `normalizer`, `pre-tokenizer`, `model`,
 # `bos-eos` or, on the way back, `decoding`. `explain(tok, text, other)` runs both pipelines stage by stage
 # and names the first where they part (transformers' conversions are made here without PyTorch):
