@@ -118,6 +118,16 @@ list_view([r"\d", r"\s+(?!\S)"], "ab  12")
 list_view(pre_tokenizer_config("superbpe").regexes, "pay 1234567 now")
 
 # %% [markdown]
+# The four rules as one procedure:
+#
+# 1. the pieces start as the whole text (none for an empty text);
+# 2. for each regex, for each piece: find the matches in that piece alone; keep the text before each match
+#    (if any), the match (if not empty), and the text after the last;
+# 3. the pieces left after the last regex are the answer.
+#
+# Rule 3's view above is this on `ab␣␣12`: `ab␣␣`, `1`, `2` after `\d`, then `ab`, `␣␣`, `1`, `2`.
+
+# %% [markdown]
 # ## GPT-2's pattern, alternative by alternative
 #
 # GPT-2's rule is one regex. A regex with `|` is a list of **alternatives**; at each place the engine tries
@@ -265,7 +275,7 @@ explorer_view("starcoder", LESSON_LINE)
 # %% [markdown]
 # With `yours=True` the explorer puts your `split` and `regexes_for` beside llama.cpp's pieces, reading your
 # file afresh at every change, and marks each piece that one row has and the other not (✗). Until your
-# functions are written it says so; "Going deeper" has more texts.
+# functions are written it says so.
 
 # %% tags=["nbval-ignore-output"]
 YOURS_LINE = "Hello  world 123456\tfoo's 你好"
