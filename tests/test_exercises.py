@@ -235,6 +235,20 @@ def test_a_failing_case_is_seen_whole_folded_in_the_report_and_by_one_call():
     assert "compare(" not in short_fails.text and "<details>" in short_fails.rendered().html
 
 
+def test_the_whole_case_is_written_out_for_the_reported_case_only(monkeypatch):
+    """Writing a case out whole (a repr of every argument) costs as much as a check: only the reported case
+    pays it, never the cases that agree."""
+    from gguftok.exercises import _core
+    from gguftok.exercises.lesson04 import reference_split
+
+    calls = []
+    real = _core._whole_case
+    monkeypatch.setattr(_core, "_whole_case", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    assert check("04.split", reference_split).ok and calls == []
+    r = check("04.split", lambda text, regexes: [text] if len(text) > 300 else reference_split(text, regexes))
+    assert not r.ok and len(calls) == 1 and calls[0] is EXERCISES["04.split"].cases()[r.case]
+
+
 def test_check_needs_a_function():
     with pytest.raises(TypeError, match="the function you wrote"):
         check("03.split_merge", "split_merge")
