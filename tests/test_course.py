@@ -118,9 +118,16 @@ def normal(number: str) -> str:
     return number.replace(",", "")
 
 
-def printed_numbers(cs: list[dict]) -> set[str]:
+def printed_text(cs: list[dict]) -> str:
+    """What the code cells print, as a reader sees it: HTML tags gone (a row, a line break or a block ends a
+    line), entities unescaped."""
     out = "\n".join(outputs_text(c) for c in cs if c["cell_type"] == "code")
-    out = html.unescape(re.sub(r"<[^>]*>", " ", out))
+    out = re.sub(r"<(?:tr|br|div|p|li)\b[^>]*>", "\n", out)
+    return html.unescape(re.sub(r"<[^>]*>", " ", out))
+
+
+def printed_numbers(cs: list[dict]) -> set[str]:
+    out = printed_text(cs)
     return {normal(n) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", out)} | {
         normal(n).rstrip("0").rstrip(".") for n in re.findall(r"\d[\d,]*\.\d+", out)}
 
@@ -213,17 +220,11 @@ def test_every_number_in_the_prose_is_printed_or_computed(path):
                            "(NOT_DATA)")
 
 
-def printed_lines(cs: list[dict]) -> list[str]:
-    out = "\n".join(outputs_text(c) for c in cs if c["cell_type"] == "code")
-    out = html.unescape(re.sub(r"<(?:tr|br|div|p|li)\b[^>]*>", "\n", out))
-    return [line.lower() for line in re.sub(r"<[^>]*>", " ", out).splitlines()]
-
-
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
 def test_every_count_of_alternatives_keys_and_every_rank_is_printed_or_computed(path):
     """"Llama 3's pattern stops at six" passed although the next cell printed 11: a small count is checked only
     against a printed line that names the same thing (or a computation under its phrase)."""
-    lines = printed_lines(cells(path))
+    lines = printed_text(cells(path)).lower().splitlines()
 
     def on_a_line(claim: tuple[str, str, str]) -> bool:
         _, number, noun = claim

@@ -89,12 +89,17 @@ def test_the_deadline_holds_over_tls_headers(certificate, metadata_cache, monkey
         timed_out(srv.url("/m.gguf"))
 
 
+def _proxy(monkeypatch, variable: str, origin: str) -> None:
+    """Every request of that scheme goes through the proxy at ``origin`` (no host is exempt)."""
+    monkeypatch.setenv(variable, origin)
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+
+
 def test_the_deadline_holds_behind_a_proxy(metadata_cache, monkeypatch):
     """Through a proxy (urllib's path): the same deadline; the 'proxy' here is the slow server itself."""
     with RawServer(slow_headers) as srv:
-        monkeypatch.setenv("http_proxy", srv.origin)
-        monkeypatch.delenv("no_proxy", raising=False)
-        monkeypatch.delenv("NO_PROXY", raising=False)
+        _proxy(monkeypatch, "http_proxy", srv.origin)
         timed_out("http://127.0.0.1:9/m.gguf")
         assert srv.requests and srv.requests[0].startswith(b"GET http://127.0.0.1:9/m.gguf ")
 
@@ -102,9 +107,7 @@ def test_the_deadline_holds_behind_a_proxy(metadata_cache, monkeypatch):
 def test_the_deadline_holds_over_a_proxy_tunnel(metadata_cache, monkeypatch):
     """https through a proxy: the proxy's answer to CONNECT, sent a byte every 0.5 s, is held to the deadline."""
     with RawServer(slow_status) as srv:
-        monkeypatch.setenv("https_proxy", srv.origin)
-        monkeypatch.delenv("no_proxy", raising=False)
-        monkeypatch.delenv("NO_PROXY", raising=False)
+        _proxy(monkeypatch, "https_proxy", srv.origin)
         timed_out("https://models.example/m.gguf")
         assert srv.requests and srv.requests[0].startswith(b"CONNECT models.example:443 ")
 
