@@ -112,3 +112,23 @@ def test_the_check_of_every_vocabulary_takes_seconds():
     start = time.perf_counter()
     assert check("01.read_metadata", solved("01.read_metadata")).ok
     assert time.perf_counter() - start < 20
+
+
+def test_the_real_files_checked_hold_every_kind_of_value_of_the_nineteen_and_the_largest():
+    """01.read_metadata reads one file per tokenizer model, not all 19: that must lose no GGUF type (or array
+    item type) that any of the 19 holds, nor the largest file, on which a reader slow in the size shows."""
+    from gguftok.data import vocab_dir
+    from gguftok.metadata import read_metadata
+
+    def kinds(path):
+        return set(read_metadata(path).types.values())
+
+    every = sorted(vocab_dir().glob("*.gguf"))
+    assert len(every) == 19
+    chosen = lesson01._family_files()
+    assert set().union(*map(kinds, every)) <= set().union(*map(kinds, chosen))
+    assert max(every, key=lambda p: p.stat().st_size) in chosen
+    models = {read_metadata(p)["tokenizer.ggml.model"] for p in every}
+    assert len(chosen) == len(models)
+    labels = [c.label for c in exercise("01.read_metadata").cases() if c.label and "ggml-vocab-" in c.label]
+    assert {label.split("<the bytes of ")[1].split(">")[0] for label in labels} == {p.name for p in chosen}

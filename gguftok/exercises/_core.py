@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..viz.progress import Progress
 from ..viz.render import PALETTE, TEXT, Rendered
 
 EXPECTED_ERRORS = (ValueError, KeyError, IndexError)
@@ -382,9 +383,15 @@ class Comparison:
 
 
 def check_exercise(ex: Exercise, fn: Callable[..., Any]) -> CheckResult:
-    """Run ``fn`` on ``ex``'s cases and return the verdict (see the module docstring)."""
+    """Run ``fn`` on ``ex``'s cases and return the verdict (see the module docstring). A check that runs past
+    two seconds shows how far it is (:class:`gguftok.viz.progress.Progress`)."""
     if not callable(fn):
         raise TypeError(f"check needs the function you wrote, not {short(fn, 60)}")
+    with Progress(f"checking {ex.id}", unit="case") as progress:
+        return _check(ex, fn, progress)
+
+
+def _check(ex: Exercise, fn: Callable[..., Any], progress: Progress) -> CheckResult:
     # The lesson's first example decides "not attempted" before any generated case is built.
     first = ex.examples()[0]
     try:
@@ -398,9 +405,11 @@ def check_exercise(ex: Exercise, fn: Callable[..., Any]) -> CheckResult:
         if got is Ellipsis:
             return CheckResult(ex.id, "not attempted", 0, ex.reference_name, where=ex.where,
                                detail=f"{ex.name} still returns ...")
+    progress.at(0, "preparing the cases")
     cases = ex.cases()
     total = len(cases)
     for k, case in enumerate(cases):
+        progress.at(k + 1, "", total)
         expected = ex.expected(k)
         base = dict(exercise=ex.id, total=total, reference=ex.reference_name, agreed=k, case=k,
                     call=ex.describe(case), expected=short(expected), rerun=_rerun_call(ex, k),
@@ -429,6 +438,7 @@ def check_exercise(ex: Exercise, fn: Callable[..., Any]) -> CheckResult:
             detail = f"expected a {type(expected).__name__}, got a {type(got).__name__}"
         return CheckResult(status="failed", got=short(got), detail=detail, **base)
     for prop in ex.properties():
+        progress.at(total, "then how it works")
         problem = prop.test(fn)
         if problem is not None:
             return CheckResult(ex.id, "failed", total, ex.reference_name, agreed=total, call=prop.description,
