@@ -250,6 +250,37 @@ def test_the_prose_checks_are_all_used(path):
     assert not stale, f"tests/prose/numbers_{path.name[:2]}.py lists numbers the prose no longer states: {stale}"
 
 
+PIECE = re.compile(r"\bpieces?\b", re.I)
+PIECE_DEFINED_IN = 8  # notebook 08: "Each id has a **piece**, its bytes"
+
+
+def sentences(markdown: str) -> list[str]:
+    markdown = re.sub(r"```.*?```", " ", markdown, flags=re.S)
+    return [s for s in re.split(r"(?<=[.!?:;])\s+|\n\s*\n|\n(?=\s*\|)", markdown) if s.strip()]
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+def test_piece_has_one_meaning_a_tokens_bytes(path):
+    """"piece" is what llama.cpp's ``token_to_piece`` gives, a token's bytes, defined in notebook 08; what a
+    pre-tokenizer cuts is a *word*. Before 08 the word appears only beside ``token_to_piece``, and no lesson
+    calls a pre-tokenizer's output a piece."""
+    lesson = int(path.name[:2])
+    wrong = []
+    for c in cells(path):
+        if c["cell_type"] != "markdown":
+            continue
+        for sentence in sentences(text(c)):
+            plain = sentence.replace("token_to_piece", "").replace("SentencePiece", "")
+            if not PIECE.search(plain):
+                continue
+            if re.search(r"pre-?tokeniz|\bregex", plain, re.I) or (lesson < PIECE_DEFINED_IN
+                                                                      and "token_to_piece" not in sentence):
+                wrong.append(" ".join(sentence.split())[:160])
+    assert not wrong, f"'piece' used for something other than a token's bytes: {wrong}"
+    if lesson == PIECE_DEFINED_IN:
+        assert re.search(r"\*\*piece\*\*, its bytes", "".join(text(c) for c in cells(path))), "08 defines it"
+
+
 WIDGET = re.compile(r"^\s*(\w+_(?:browser|inspector|widget|explorer|player|playground))\(", re.M)
 
 

@@ -112,7 +112,7 @@ encode_bytes = Exercise(
     id="02.encode_bytes",
     title="bytes to the vocabulary's text",
     statement=(
-        "Before a piece of text can be looked up in a byte-level vocabulary, its UTF-8 bytes are written with\n"
+        "Before a stretch of text can be looked up in a byte-level vocabulary, its UTF-8 bytes are written with\n"
         "the table's characters. Write `encode_bytes(data)` that does it: one character per byte.\n\n"
         "The cases: ` world`, a tab, text with emoji and Chinese, every byte value, random bytes, and the bytes\n"
         "of 100 Qwen2 tokens, against `gguftok.bytemap.bytes_to_text`."),

@@ -80,20 +80,20 @@ def reference_split(text: str, regexes: list[str]) -> list[str]:
 
 
 def plain_split(text: str, regexes: list[str]) -> list[str]:
-    """The sequential split with the ``regex`` module: every regex cuts each current piece at its matches'
-    edges (a zero-length match is a cut and no piece)."""
-    pieces = [text] if text else []
+    """The sequential split with the ``regex`` module: every regex cuts each current word at its matches'
+    edges (a zero-length match is a cut and no word)."""
+    words = [text] if text else []
     for pattern in regexes:
         compiled = regex.compile(pattern)
         out = []
-        for piece in pieces:
-            cuts = {0, len(piece)}
-            for m in compiled.finditer(piece):
+        for word in words:
+            cuts = {0, len(word)}
+            for m in compiled.finditer(word):
                 cuts.update(m.span())
             edges = sorted(cuts)
-            out += [piece[a:b] for a, b in pairwise(edges)]
-        pieces = out
-    return pieces
+            out += [word[a:b] for a, b in pairwise(edges)]
+        words = out
+    return words
 
 
 def _list_name(regexes: list[str]) -> str | None:
@@ -126,10 +126,10 @@ def _inp_texts(name: str) -> list[str]:
 # ------------------------------------------------------------------------------------------------- split
 def _split_examples() -> list[Case]:
     return [
-        Case(("a1b22c", [r"\d+"])),  # the text between matches is a piece
-        Case(("Hello world 2026!", [r"\p{N}", r" ?\p{L}+"])),  # each regex cuts every piece the first left
-        Case(("ab  12", [r"\d", r"\s+(?!\S)"])),  # a piece is searched on its own: the lookahead sees its end
-        Case(("pay 1234567 now", llama_regexes("superbpe")),  # zero-length matches cut, and make no piece
+        Case(("a1b22c", [r"\d+"])),  # the text between matches is a word
+        Case(("Hello world 2026!", [r"\p{N}", r" ?\p{L}+"])),  # each regex cuts every word the first left
+        Case(("ab  12", [r"\d", r"\s+(?!\S)"])),  # a word is searched on its own: the lookahead sees its end
+        Case(("pay 1234567 now", llama_regexes("superbpe")),  # zero-length matches cut, and make no word
              "split('pay 1234567 now', the regex list of 'superbpe': [r'\\p{N}+', r'(?=(\\d{3})+(?!\\d))'])"),
         Case(("", [r"\S+"])),
         Case(("   ", [r"\S+"])),
@@ -162,10 +162,10 @@ split = Exercise(
     title="llama.cpp's sequential regex split",
     statement=(
         "Write `split(text, regexes)`: cut `text` with a list of regular expressions by the four rules above.\n"
-        "Each regex in turn cuts every piece left, searching each piece on its own (a match never reaches\n"
-        "past the piece, and a lookahead sees the piece's end there); the text between two matches, before the\n"
-        "first or after the last stays a piece; a match of no characters cuts but makes no piece. An empty\n"
-        "text has no pieces. Use the `regex` module and `regex.finditer` (`findall` gives a pattern's groups,\n"
+        "Each regex in turn cuts every word left, searching each word on its own (a match never reaches\n"
+        "past the word, and a lookahead sees the word's end there); the text between two matches, before the\n"
+        "first or after the last stays a word; a match of no characters cuts but makes no word. An empty\n"
+        "text has no words. Use the `regex` module and `regex.finditer` (`findall` gives a pattern's groups,\n"
         "not its matches).\n\n"
         "The check uses this notebook's small lists, random texts in many scripts with the lists of 19\n"
         "`tokenizer.ggml.pre` values, and the texts of llama.cpp's `.inp` files of the eleven byte-level BPE\n"
@@ -262,7 +262,7 @@ regexes_for = Exercise(
         "`ValueError`. Write the contractions letter by letter as llama.cpp does (`'[sS]`, not `(?i:'s)`:\n"
         "\"Going deeper\" says why).\n\n"
         "The check cuts each text with your list (and a split of its own, so a slip in your `split` does not\n"
-        "show here) and compares the pieces with gguftok's pre-tokenizer for that value: this notebook's\n"
+        "show here) and compares the words with gguftok's pre-tokenizer for that value: this notebook's\n"
         "examples, texts with every contraction, random texts for every value `SAME_AS` holds, the texts of\n"
         "llama.cpp's `.inp` files, and values it does not know (`\"gpt-4o\"`, `\"\"`, ...), which must raise\n"
         "`ValueError`."),

@@ -166,14 +166,10 @@ add_bos = Exercise(
     title="does this vocabulary add BOS?",
     statement=(
         "Write `add_bos(md)`: whether llama.cpp puts BOS in front of a prompt encoded with\n"
-        "`add_special=True`. Four rules, a later one overriding an earlier one:\n\n"
-        "1. the model's default (`tokenizer.ggml.model`): `llama` (SentencePiece) and `bert` (WordPiece) add\n"
-        "   BOS, every other model does not;\n"
-        "2. for the BPE models (`BPE_MODELS`) only, a `tokenizer.ggml.pre` in `BOS_PRESETS` turns it on; the\n"
-        "   model `gemma4` ignores the file's pre and always uses `gemma4`;\n"
-        "3. the key `tokenizer.ggml.add_bos_token`, when present, wins;\n"
-        "4. a BPE model whose pre is in `GEMMA4_PRESETS` adds BOS whatever the key says.\n\n"
-        "The check uses nine small cases (one for each rule), the key/values of every fetched vocabulary\n"
+        "`add_special=True`, by the rule you found in *Find the rule* (its four steps are folded there). The\n"
+        "template's `BPE_MODELS`, `BOS_PRESETS` and `GEMMA4_PRESETS` hold the names it needs; the model\n"
+        "`gemma4` ignores the file's pre and always uses `gemma4`.\n\n"
+        "The check uses nine small cases (one for each step), the key/values of every fetched vocabulary\n"
         "file, the same with a key removed or changed, and 160 small random vocabularies (seven models, pre\n"
         "values drawn from all 91), against `gguftok.vocab.Vocab`'s `add_bos`."),
     template="",

@@ -243,6 +243,27 @@ def cache_explorer(words: Sequence[str], sizes: Sequence[int] = SIZES, top: int 
     return W.VBox([slider, label, stack])
 
 
+# The lessons whose text notebook 10 replays through a word cache, as a fixed snapshot in data/corpus/
+# (written by scripts/corpus_snapshot.py), so that its figures do not move when the lessons' prose is edited.
+WORKBOOK_LESSONS = ("01_gguf_metadata", "02_byte_map", "03_merge_ranks", "04_pretokenizers", "05_merge_queue",
+                    "06_special_tokens")
+
+
+def workbook_text_path(part: str = "markdown") -> Path:
+    """Where the snapshot of lessons 01 to 06's ``markdown`` or ``code`` is: ``data/corpus/workbook-01-06-*.txt``."""
+    from ..data import REPO_DATA
+
+    if part not in ("markdown", "code"):
+        raise ValueError(f"part is 'markdown' or 'code', not {part!r}")
+    return REPO_DATA / "corpus" / f"workbook-01-06-{part}.txt"
+
+
+def workbook_text(part: str = "markdown") -> str:
+    """The snapshot of lessons 01 to 06's ``markdown`` (their prose) or ``code``, as :func:`notebook_text` read
+    it from the lessons when the snapshot was written (the final newline left out)."""
+    return workbook_text_path(part).read_text(encoding="utf-8").removesuffix("\n")
+
+
 def notebook_text(paths: Iterable[str | Path], part: str = "markdown") -> str:
     """The ``markdown`` (comment lines of markdown cells, without ``# ``) or ``code`` cells of jupytext
     ``py:percent`` files, read as plain text and joined in the order given. Each file is read up to its

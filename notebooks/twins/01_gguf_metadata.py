@@ -241,7 +241,7 @@ for name, row in tokens.items():
 
 # %% [markdown]
 # GPT-2's vocabulary, trained mostly on English, fits the English sentence 481 times but the Hindi one only
-# 99 times: it merged few pieces of Devanagari. Gemma 4's, with 262,144 tokens from many languages, spends no
+# 99 times: it learned few merges of Devanagari. Gemma 4's, with 262,144 tokens from many languages, spends no
 # more on any of them than on English.
 
 # %% tags=["nbval-ignore-output"]
@@ -334,8 +334,9 @@ check("01.read_value")
 # 3. The number of pairs comes from the file too: a count larger than the pairs there are must end in a
 #    `ValueError`, never in a long loop or a huge allocation.
 #
-# The tensors that follow the pairs are not read. The cases: every file of `data/synthetic` and
-# `data/vocab`, key by key (a long array shows its first item that differs); random files with every
+# The tensors that follow the pairs are not read. The cases: every file of `data/synthetic`, and the
+# smallest file of each tokenizer model in `data/vocab`, key by key (a long array shows its first item
+# that differs); random files with every
 # type; damaged copies (cut short, absurd versions, counts and lengths, unknown types). A NaN agrees
 # with a NaN. A file that takes your reader more than 2 s + 1 s per MB stops the check: something
 # reads the whole data again at every string.

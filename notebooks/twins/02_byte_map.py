@@ -97,7 +97,7 @@ byte_grid()
 #
 # ## Both directions
 #
-# A tokenizer uses the table twice. Before looking a piece of text up, it turns the text's UTF-8 bytes
+# A tokenizer uses the table twice. Before looking a stretch of text up, it turns the text's UTF-8 bytes
 # into table characters (`bytes_to_text`); that string is what `tokenizer.ggml.tokens` contains. When
 # decoding, it turns a token's stored string back into bytes (`text_to_bytes`). Two encodings, with the
 # Qwen2 id that the first string finds:
@@ -277,7 +277,7 @@ check("02.unicode_to_bytes")
 # %% [markdown]
 # ### Exercise 02.encode_bytes: bytes to the vocabulary's text
 #
-# Before a piece of text can be looked up in a byte-level vocabulary, its UTF-8 bytes are written with
+# Before a stretch of text can be looked up in a byte-level vocabulary, its UTF-8 bytes are written with
 # the table's characters. Write `encode_bytes(data)` that does it: one character per byte.
 #
 # The cases: ` world`, a tab, text with emoji and Chinese, every byte value, random bytes, and the bytes

@@ -215,7 +215,7 @@ print("the first words:", pieces[:10])
 print("the most frequent, spelled byte-level:", Counter(words).most_common(8))
 
 # %% [markdown]
-# Now 300 merges. The first are the commonest pieces of English: ` t`, `he`, then ` the` from those two.
+# Now 300 merges. The first build the commonest bits of English: ` t`, `he`, then ` the` from those two.
 
 # %%
 merges = train_bpe(words, 300)
@@ -225,7 +225,7 @@ print("The last 8:", merges[-8:])
 
 # %% [markdown]
 # A sentence from the corpus, through `apply_merges` word by word with the same pre-tokenizer. Frequent
-# words are single tokens; rarer ones are cut into pieces that other words share:
+# words are single tokens; rarer ones are cut into parts that other words share:
 
 # %%
 sentence = "The baker opens the shop before the harbour wakes."
@@ -448,7 +448,7 @@ paths_figure({"qwen2": qwen2_merges, "llama-bpe": llama3_merges});
 # %% [markdown]
 # Several paths do not make encoding ambiguous: the queue still pops the lowest rank available, so each
 # word has one result. llama.cpp adds one more rule for this family, `ignore_merges`: when a whole
-# pre-tokenized piece is already a token, it is taken as it is and no merge runs. The loaded vocabularies
+# pre-tokenized word is already a token, it is taken as it is and no merge runs. The loaded vocabularies
 # carry that flag (notebook 05 runs the merge loop itself):
 
 # %%
@@ -504,7 +504,7 @@ print(len(everything), "merges, and then every one of the", len(words), "distinc
 # %% [markdown]
 # Such a list has learned the corpus by heart: every word, however rare, is one token. That is why a
 # vocabulary's size is chosen, not found. Qwen2 stops at 151,387 merges after training on far more text than
-# that, so its late merges are still pieces shared by many words.
+# that, so its late merges still build parts shared by many words.
 #
 # ### Your merges as a GGUF file
 #
@@ -604,7 +604,7 @@ token_chips(harbour, ids, title=f"{len(ids)} tokens for {len(sentence)} characte
 # you write it). On a list that training produced, both orders give the same tokens.
 #
 # Text the corpus never saw still encodes, because the 256 byte tokens are always there to fall back on:
-# an unknown word breaks into small pieces, and the emoji into its four bytes (one frame, since only together
+# an unknown word breaks into small tokens, and the emoji into its four bytes (one frame, since only together
 # do they make a character):
 
 # %%
@@ -620,7 +620,7 @@ folder.cleanup()  # the temporary folder and the file in it are gone
 # `gguftok.reachability.considered` takes every token whose attributes after loading are normal and nothing
 # else: control, user-defined, byte and unused tokens are not produced from plain text by design (notebook
 # 06). In SentencePiece, WordPiece and Unigram vocabularies it takes only the tokens whose text starts with
-# `▁`, a word's first piece, since a piece without it never starts a text. Each token's text is its piece as
+# `▁`, a word's first token, since a token without it never starts a text. Each token's text is its piece as
 # `token_to_piece` gives it, encoded with `add_special=False`; the reasons are tested in order: not valid
 # UTF-8 (part of a character), a stored text that is no byte-level spelling, a special token's text, more
 # than one word for the pre-tokenizer, and otherwise "encodes to other tokens", a word that the merges take

@@ -18,10 +18,10 @@
 #
 # Merges (notebook 03) join neighbouring symbols. Let loose on a whole paragraph, they would glue the end of
 # one word to the start of the next. So byte-level BPE never sees a paragraph: a **pre-tokenizer** first cuts
-# the text into short pieces ("words"), and every merge happens inside one piece. The rule is named in the
-# GGUF file by `tokenizer.ggml.pre` (`qwen2`, `llama-bpe`, ...), and llama.cpp maps each such string to a
-# list of regular expressions. Cut differently from the model's training, and the ids change.
-# `gguftok.pretokenize` carries the tables of the pinned llama.cpp (inside llama-cpp-python 0.3.36).
+# the text into short **words** (whatever the rule cuts: `␣the`, `2026`, three spaces), and every merge
+# happens inside one word. The rule is named in the GGUF file by `tokenizer.ggml.pre` (`qwen2`, `llama-bpe`,
+# ...), and llama.cpp maps each such string to a list of regular expressions. Cut differently from the model's
+# training, and the ids change. `gguftok.pretokenize` carries llama.cpp's tables.
 #
 # After this notebook you can:
 #
@@ -65,14 +65,14 @@ VOCAB = vocab_dir()
 # ## One line, three pre-tokenizers
 #
 # A line with a contraction in capitals (`We'LL`), a five-digit number, two newlines, two spaces of indentation
-# and a bit of code. Every chip is one piece (`␣` a space, `↵` a newline); hovering a chip shows the piece as
+# and a bit of code. Every chip is one word (`␣` a space, `↵` a newline); hovering a chip shows the word as
 # the vocabulary stores it (`Ġ` for a space byte, notebook 02).
 
 # %%
 compare_splits(["qwen2", "llama-bpe", "gpt-2"], LESSON_LINE)
 
 # %% [markdown]
-# 18 pieces for Qwen2, 14 for Llama 3 (pre string `llama-bpe`), 12 for GPT-2:
+# 18 words for Qwen2, 14 for Llama 3 (pre string `llama-bpe`), 12 for GPT-2:
 #
 # - **Digits.** Qwen2 takes one digit at a time; Llama 3 up to three, left to right (`123`, `45`); GPT-2 the
 #   whole run with the space before it (`␣12345`).
@@ -89,22 +89,22 @@ compare_splits(["qwen2", "llama-bpe", "gpt-2"], LESSON_LINE)
 # one). A pre-type is a *list* of regexes, and llama.cpp (`unicode_regex_split` in its `unicode.cpp`) applies
 # it like this:
 #
-# 1. The text starts as one piece. The first regex cuts it; each next regex cuts **every piece** the previous
+# 1. The text starts as one word. The first regex cuts it; each next regex cuts **every word** the previous
 #    ones left, and never joins anything back.
-# 2. A regex cuts a piece at the edges of its matches: each match is a piece, and so is the text **between**
+# 2. A regex cuts a word at the edges of its matches: each match is a word, and so is the text **between**
 #    two matches (or before the first, or after the last). Nothing is thrown away.
-# 3. Each piece is searched **on its own**: a match never reaches past the piece's end, and a lookahead such
-#    as `(?!\S)` sees the end of the piece there.
-# 4. A match of **no characters** (a lookahead alone can match like that) cuts where it is, and makes no piece.
+# 3. Each word is searched **on its own**: a match never reaches past the word's end, and a lookahead such
+#    as `(?!\S)` sees the end of the word there.
+# 4. A match of **no characters** (a lookahead alone can match like that) cuts where it is, and makes no word.
 #
-# StarCoder's list shows rules 1 and 2: every number alone (`\p{N}`), then GPT-2's pattern on the pieces
+# StarCoder's list shows rules 1 and 2: every number alone (`\p{N}`), then GPT-2's pattern on the words
 # left, such as `x=` and `;␣it's␣`.
 
 # %%
 list_view(pre_tokenizer_config("starcoder").regexes, "x=42; it's 2026")
 
 # %% [markdown]
-# Rule 3: after `\d` the two spaces end the piece `ab␣␣`, so `(?!\S)` sees that piece's end and both spaces go
+# Rule 3: after `\d` the two spaces end the word `ab␣␣`, so `(?!\S)` sees that word's end and both spaces go
 # together; in the whole text, it would have seen the `1` and left one space behind.
 
 # %%
@@ -120,10 +120,10 @@ list_view(pre_tokenizer_config("superbpe").regexes, "pay 1234567 now")
 # %% [markdown]
 # The four rules as one procedure:
 #
-# 1. the pieces start as the whole text (none for an empty text);
-# 2. for each regex, for each piece: find the matches in that piece alone; keep the text before each match
+# 1. the words start as the whole text (none for an empty text);
+# 2. for each regex, for each word: find the matches in that word alone; keep the text before each match
 #    (if any), the match (if not empty), and the text after the last;
-# 3. the pieces left after the last regex are the answer.
+# 3. the words left after the last regex are the answer.
 #
 # Rule 3's view above is this on `ab␣␣12`: `ab␣␣`, `1`, `2` after `\d`, then `ab`, `␣␣`, `1`, `2`.
 
@@ -149,7 +149,7 @@ print(literal(pre_tokenizer_config("gpt-2").regexes[0]))
 #
 # Each contraction is an alternative of its own, so llama.cpp's pattern has 11 alternatives. OpenAI's original
 # (`encoder.py` of GPT-2) has 12 alternatives: it ends with `\s+`, for whitespace the others leave. The copy
-# cuts the same without it: by rule 2, text no alternative takes stays a piece anyway (the tab before `y`).
+# cuts the same without it: by rule 2, text no alternative takes stays a word anyway (the tab before `y`).
 
 # %%
 GPT2_ENCODER_PY = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -157,7 +157,7 @@ print(f"alternatives: {len(alternatives(GPT2_ENCODER_PY))} in GPT-2's encoder.py
       f"{len(alternatives(pre_tokenizer_config('gpt-2').regexes[0]))} in llama.cpp's copy")
 
 # %% [markdown]
-# Each piece is numbered by the alternative that took it:
+# Each word is numbered by the alternative that took it:
 
 # %%
 alternatives_view(pre_tokenizer_config("gpt-2").regexes[0], "I'd pay 12345, it's ½!\n\n  x\ty  ")
@@ -203,7 +203,7 @@ alternatives_view(pre_tokenizer_config("qwen2").regexes[0], "x=42; it'S 2026\n")
 # %% [markdown]
 # ## Numbers, and why they matter for arithmetic
 #
-# The three digit rules shape the vocabularies too: BPE can only merge inside a piece, so Qwen2 has a token
+# The three digit rules shape the vocabularies too: BPE can only merge inside a word, so Qwen2 has a token
 # for each digit and none for longer runs, Llama 3 one for every string of one to three digits, GPT-2 only
 # for the runs its training text merged. The same year, in three vocabularies:
 
@@ -259,7 +259,7 @@ vocabulary_words([VOCAB / "ggml-vocab-qwen2.gguf", VOCAB / "ggml-vocab-llama-bpe
 # ## Try any text with any of the 91 pre strings
 #
 # `gguftok.pretokenize.PRE_STRINGS` holds the 91 strings the pinned llama.cpp accepts. Pick one, type any
-# text, and see the pieces and the regexes that made them: `kimi-k2` on Chinese, `superbpe` on a sentence.
+# text, and see the words and the regexes that made them: `kimi-k2` on Chinese, `superbpe` on a sentence.
 
 # %% tags=["nbval-ignore-output"]
 from gguftok.viz.pretokenize_view import pretokenizer_explorer  # noqa: E402
@@ -273,8 +273,8 @@ pretokenizer_explorer(LESSON_LINE, "qwen2")
 explorer_view("starcoder", LESSON_LINE)
 
 # %% [markdown]
-# With `yours=True` the explorer puts your `split` and `regexes_for` beside llama.cpp's pieces, reading your
-# file afresh at every change, and marks each piece that one row has and the other not (✗). Until your
+# With `yours=True` the explorer puts your `split` and `regexes_for` beside llama.cpp's words, reading your
+# file afresh at every change, and marks each word that one row has and the other not (✗). Until your
 # functions are written it says so.
 
 # %% tags=["nbval-ignore-output"]
@@ -300,10 +300,10 @@ from gguftok.exercises import check, rerun  # noqa: E402
 # ### Exercise 04.split: llama.cpp's sequential regex split
 #
 # Write `split(text, regexes)`: cut `text` with a list of regular expressions by the four rules above.
-# Each regex in turn cuts every piece left, searching each piece on its own (a match never reaches
-# past the piece, and a lookahead sees the piece's end there); the text between two matches, before the
-# first or after the last stays a piece; a match of no characters cuts but makes no piece. An empty
-# text has no pieces. Use the `regex` module and `regex.finditer` (`findall` gives a pattern's groups,
+# Each regex in turn cuts every word left, searching each word on its own (a match never reaches
+# past the word, and a lookahead sees the word's end there); the text between two matches, before the
+# first or after the last stays a word; a match of no characters cuts but makes no word. An empty
+# text has no words. Use the `regex` module and `regex.finditer` (`findall` gives a pattern's groups,
 # not its matches).
 #
 # The check uses this notebook's small lists, random texts in many scripts with the lists of 19
@@ -329,7 +329,7 @@ check("04.split")
 # "Going deeper" says why).
 #
 # The check cuts each text with your list (and a split of its own, so a slip in your `split` does not
-# show here) and compares the pieces with gguftok's pre-tokenizer for that value: this notebook's
+# show here) and compares the words with gguftok's pre-tokenizer for that value: this notebook's
 # examples, texts with every contraction, random texts for every value `SAME_AS` holds, the texts of
 # llama.cpp's `.inp` files, and values it does not know (`"gpt-4o"`, `""`, ...), which must raise
 # `ValueError`.
@@ -342,9 +342,9 @@ check("04.regexes_for")
 # %% [markdown]
 # ## Recap
 #
-# - BPE runs on pieces, never across them; `tokenizer.ggml.pre` names the rule that cuts them.
-# - A list of regexes is applied in turn, each piece searched on its own; the text between matches stays a
-#   piece, and an empty match cuts without making one.
+# - BPE runs on words, never across them; `tokenizer.ggml.pre` names the rule that cuts them.
+# - A list of regexes is applied in turn, each word searched on its own; the text between matches stays a
+#   word, and an empty match cuts without making one.
 # - In a pattern, the first alternative that matches at a place wins.
 # - GPT-2, Llama 3 and Qwen2 differ in digits, in the case of contractions, and in where newlines go.
 # - Llama 3's groups of three digits shift with a number's length; Qwen2 gives one token per place value.
@@ -352,13 +352,13 @@ check("04.regexes_for")
 # %% [markdown]
 # ## Self-check
 #
-# 1. Under GPT-2's rule, what are the pieces of `a␣␣b` (two spaces), and why?
+# 1. Under GPT-2's rule, what are the words of `a␣␣b` (two spaces), and why?
 #    <details><summary>Answer</summary><code>a</code>, <code>␣</code>, <code>␣b</code>:
 #    <code>\s+(?!\S)</code> must stop before the last space, which <code> ?\p{L}+</code> takes with the
 #    word.</details>
 # 2. With the list `[r"\d", r"\s+(?!\S)"]`, why do the two spaces of `ab␣␣12` stay together?
-#    <details><summary>Answer</summary>After <code>\d</code>, the piece <code>ab␣␣</code> ends with them, and
-#    the lookahead sees the piece's end, not the <code>1</code>.</details>
+#    <details><summary>Answer</summary>After <code>\d</code>, the word <code>ab␣␣</code> ends with them, and
+#    the lookahead sees the word's end, not the <code>1</code>.</details>
 # 3. How many tokens is `1234567` in Qwen2 and in Llama 3, and which cut lines up with place values?
 #    <details><summary>Answer</summary>Seven in Qwen2, three in Llama 3 (<code>123|456|7</code>). Only
 #    Qwen2's: Llama 3's groups start from the left and shift with the length.</details>
@@ -372,8 +372,8 @@ check("04.regexes_for")
 # %% [markdown]
 # ### Yours next to llama.cpp's, on more texts
 #
-# Your `split` with your `regexes_for`, beside llama.cpp's pieces (computed by gguftok), as in the explorer
-# with `yours=True`. Each piece that one row has and the other does not is marked with a dashed border and ✗,
+# Your `split` with your `regexes_for`, beside llama.cpp's words (computed by gguftok), as in the explorer
+# with `yours=True`. Each word that one row has and the other does not is marked with a dashed border and ✗,
 # and the line under them names the first difference. While `regexes_for` is not written, your `split` runs
 # with llama.cpp's list; while `split` is not written, only llama.cpp's row is shown. Your file is read again
 # every time a cell runs.
@@ -395,9 +395,9 @@ yours_view("deepseek-llm", "Ünïcödé: 世界 😀 привет 12345\n")
 # ### Code and indentation
 #
 # Indented code shows the whitespace rule on every line. In this C loop, the four spaces before `sum` become a
-# piece of three spaces and `␣sum`; the newline after `{` joins the punctuation in front of it (Qwen2's and
-# Llama 3's punctuation alternative ends in `[\r\n]*`), while GPT-2 starts the next piece with it. Since BPE
-# can only merge inside these pieces, Qwen2 encodes the line with a token of three spaces and then ` sum`.
+# word of three spaces and `␣sum`; the newline after `{` joins the punctuation in front of it (Qwen2's and
+# Llama 3's punctuation alternative ends in `[\r\n]*`), while GPT-2 starts the next word with it. Since BPE
+# can only merge inside these words, Qwen2 encodes the line with a token of three spaces and then ` sum`.
 
 # %%
 compare_splits(["qwen2", "llama-bpe", "gpt-2"], "for (int i = 0; i < n; i++) {\n    sum += a[i];\n}")
@@ -436,18 +436,18 @@ path_census()
 # text with an ideographic space (U+3000), an accented word, `½` (a number, but not a digit) and a
 # U+001C control character. On the collapsed path a letter outside ASCII becomes a stand-in (drawn `Ⓛ`) and
 # `½` a number stand-in (`Ⓝ`); every non-ASCII space, on either path, reaches the engine as `\v` (drawn `␋`).
-# The pieces are always cut from the original text.
+# The words are always cut from the original text.
 
 # %%
 engine_view("deepseek-coder", "Ünï\u3000x½ é\x1cz")
 
 # %% [markdown]
 # Step 2's `\s?\p{L}+` treated the ideographic space exactly as it would an ASCII space: `□x` became one
-# piece, just as `␣é` did.
+# word, just as `␣é` did.
 #
 # ### What counts as whitespace
 #
-# Whitespace decides a good share of the pieces, so it matters which characters count. For llama.cpp, `\s`
+# Whitespace decides a good share of the words, so it matters which characters count. For llama.cpp, `\s`
 # means the 25 code points of Unicode's White_Space property, carried in its own table
 # (`gguftok.pretokenize.unicode.WHITESPACE_SET`): the six ASCII ones, U+0085, the no-break space U+00A0, the
 # typographic spaces U+2000-U+200A, the line and paragraph separators, U+3000 (the ideographic space of CJK
@@ -466,8 +466,8 @@ engine_view("deepseek-coder", "Ünï\u3000x½ é\x1cz")
 whitespace_table(keep=[0x0A, 0x1C, 0x1F, 0x20, 0xA0, 0x3000])
 
 # %% [markdown]
-# The difference in pieces: an ideographic space behaves like a space (in Llama 3's rule the last one joins
-# the word after it, as `␣int` did above); two U+001C in a row form one punctuation-like piece; `bloom`'s
+# The difference in words: an ideographic space behaves like a space (in Llama 3's rule the last one joins
+# the word after it, as `␣int` did above); two U+001C in a row form one punctuation-like word; `bloom`'s
 # rule, which excludes `\s` from words, leaves U+001C inside the word. `str.split()`, for comparison, would
 # see two words in each text.
 
@@ -475,14 +475,14 @@ whitespace_table(keep=[0x0A, 0x1C, 0x1F, 0x20, 0xA0, 0x3000])
 whitespace_splits(["llama-bpe", "gpt-2", "bloom"], ["x\u3000\u3000y", "x\x1c\x1cy", "x  y"])
 
 # %% [markdown]
-# ### Piece counts across all pre-tokenizers
+# ### Word counts across all pre-tokenizers
 #
 # Four short texts (English prose, indented Python, numbers, and Japanese, Chinese and Korean with emoji)
 # cut by each of the 31 distinct splitters; the last column lists the pre strings that select each one.
 # Splitters that cut digits one by one (`qwen2`, `starcoder`, `deepseek-coder`, ...) pay for it on the
 # numbers; `superbpe` and `gemma4` barely cut at all (SuperBPE only isolates digit groups, so its tokens can
 # span several words; Gemma 4 only separates newline runs); the splitters with rules of their own for CJK
-# scripts (`kimi-k2`, `deepseek-coder`, `youtu`, `afmoe`) cut the last text into more pieces. The table shows
+# scripts (`kimi-k2`, `deepseek-coder`, `youtu`, `afmoe`) cut the last text into more words. The table shows
 # those rows, with the whole table in the toggle, and the figure every splitter.
 
 # %%
@@ -500,7 +500,7 @@ piece_count_chart(counts);
 #
 # Your `split` runs each pattern with the `regex` module, as written. llama.cpp runs the same patterns through
 # its hand-written loops and the two paths of its regex engine. On the lists of the eleven byte-level BPE
-# vocabularies that llama.cpp ships `.inp`/`.out` files for, the two give the same pieces on every text of those
+# vocabularies that llama.cpp ships `.inp`/`.out` files for, the two give the same words on every text of those
 # files and on the mixed-script texts the checks above generate; here is where they do not, and why the checks
 # leave those inputs out.
 #
@@ -531,7 +531,7 @@ print(", ".join(f"U+{c:04X}" for c in sorted(WHITESPACE_SET) if 0x0800 <= c <= 0
 
 # %% [markdown]
 # With `regex` the range takes U+3000 in `a□b`; llama.cpp's engine sees `a␋b`, in which the range finds
-# nothing, so the piece `□b` stays whole:
+# nothing, so the word `□b` stays whole:
 
 # %%
 cjk = pre_tokenizer_config("deepseek-coder").regexes[3]
@@ -561,7 +561,7 @@ print("llama.cpp:", pieces("superbpe", "١٢٣٤"), "| regex cuts at:",
 # **The hand-written loops.** GPT-2's, Llama 3's and Qwen2's patterns never reach a regex engine in llama.cpp:
 # its loops run instead. Their classes come from the same tables, so the newer Unicode parts them from `regex`
 # too; apart from that, on all the checks' inputs each loop cuts exactly as its pattern does with `regex`, and
-# the pieces your patterns make are the loops' pieces.
+# the words your patterns make are the loops' words.
 #
 # The random texts of the checks therefore use only characters Unicode 15.1 already had, and give the two
 # DeepSeek lists no non-ASCII space from U+1680 on. Everything else in them (letters of several scripts,

@@ -167,7 +167,7 @@ trace_table(llama3, llama3.trace(" Insecta and Arthropoda tokenization"))
 # %% [markdown]
 # Qwen2 sends every word through the queue (`ĠInsecta`: 11 pops, three tokens). In Llama 3, `ĠInsecta`,
 # `Ġand` and `ĠArthropoda` are tokens, one id each after zero pops; `Ġtokenization` is not, so it is merged.
-# This is not only a shortcut: Llama 3's own merges stop at three pieces for `ĠInsecta`, so a tokenizer that
+# This is not only a shortcut: Llama 3's own merges stop at three tokens for `ĠInsecta`, so a tokenizer that
 # forgets the rule gives three ids where llama.cpp gives one:
 
 # %%

@@ -41,6 +41,7 @@ from gguftok.data import vocab_dir
 from gguftok.exercises import workspace
 from gguftok.special import partition
 from gguftok.viz.special_view import (
+    TYPE_NAMES,
     compare_parse_special,
     decode_view,
     format_special_stats,
@@ -101,7 +102,7 @@ LLAMA3_CHAT = ("<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
 compare_parse_special(llama3, LLAMA3_CHAT)
 
 # %% [markdown]
-# 20 tokens against 42 for Qwen2, 11 against 38 for Llama 3: spelled out in pieces, the markers are text that
+# 20 tokens against 42 for Qwen2, 11 against 38 for Llama 3: spelled out as ordinary tokens, the markers are text that
 # merely looks like a chat.
 #
 # ### What the partition returns
@@ -197,9 +198,39 @@ playground_view(qwen2, CHAT, parse_special=False)
 #    returns them), `(text, id, needs_parse_special)` for every special token, longest text first in UTF-8
 #    bytes, equal lengths by id. The file's token types are where the kinds start: llama.cpp changes a few by
 #    their text while loading (Qwen2's `</s>`, last in the list above, is normal in the file and control after
-#    loading); the exercise's statement lists those rules, and "Going deeper" shows each on the real files.
+#    loading). Find out which, below.
 # 2. `partition(text, specials, parse_special)`: the cut itself, on a `str`, returning plain runs as `str` and
 #    tokens as their `int` id.
+#
+# ### Which tokens become special at load? Find out
+#
+# Every token, in all 19 files, whose kind once loaded differs from its type in the file:
+
+# %%
+rewritten = {}
+for path in sorted(vocab_dir().glob("ggml-vocab-*.gguf")):
+    v = Tokenizer.from_gguf(path).vocab
+    for i in range(v.n_vocab):
+        if v.attrs[i] & ~(LSTRIP | RSTRIP) != v.gguf_attrs[i] & ~(LSTRIP | RSTRIP):
+            kinds = "|".join(a for a in v.attr_names(i) if a not in ("lstrip", "rstrip"))
+            rewritten.setdefault((v.texts[i], TYPE_NAMES[v.types[i]], kinds), []).append(path.stem[11:])
+for (text, in_file, loaded), names in rewritten.items():
+    print(f"{text:16s} {in_file:>12s} in the file, {loaded} once loaded: {', '.join(names)}")
+
+# %% [markdown]
+# Each gained the control bit, so it now needs `parse_special`. What do these texts mean to a model? Sort them
+# into two jobs, and guess what llama.cpp looks for while loading. Then say why `<|endoftext|>` became control
+# in Aquila but not in GPT-2, which has it too.
+#
+# <details><summary>Answer</summary>
+#
+# Two lists of texts. The ends of a text or a turn (<code>&lt;|endoftext|&gt;</code>, <code>&lt;/s&gt;</code>,
+# ...) join the end-of-generation set, and a token that joins it gets the control bit. The fill-in-the-middle
+# roles (<code>&lt;｜fim▁hole｜&gt;</code>, ...) are looked up by text when the file names no id for them, and
+# become control. GPT-2's <code>&lt;|endoftext|&gt;</code> is already control in its file, so nothing changes
+# there. Your template's <code>EOG_TEXTS</code>, <code>FIM_TEXTS</code> and <code>FIM_KEYS</code> hold the
+# lists; "Going deeper" shows each rewrite on the real files.
+# </details>
 #
 # The cell below runs yours on Qwen2's file and the chat above, next to gguftok's, reading your file each time.
 
@@ -243,7 +274,7 @@ ASSISTANT = "<|im_end|>\n<|im_start|>assistant\n"
 injection_view(qwen2, SYSTEM, UNTRUSTED, ASSISTANT)
 
 # %% [markdown]
-# Safe: five special tokens, exactly the template's; the forged markers are spelled out in pieces inside the
+# Safe: five special tokens, exactly the template's; the forged markers are spelled out as ordinary tokens inside the
 # user's turn. Unsafe: seven, the user's turn closed early (the `<|im_end|>` at index 20) and a second system
 # turn after it. Llama 3's markers are control tokens too, and the same attack in its format goes the same
 # way, nine special tokens against twelve:
@@ -263,7 +294,7 @@ injection_view(llama3,
 #
 # ### What a chat template does: `encode_chat`
 #
-# In practice nobody joins the pieces by hand. A GGUF file carries the model's chat template in
+# In practice nobody joins the parts by hand. A GGUF file carries the model's chat template in
 # `tokenizer.chat_template` (Jinja), and the model is fed the conversation rendered with it. Most engines then
 # tokenize the rendered string with `parse_special=True`, so the template's markers and the user's forged ones
 # look the same. `Tokenizer.encode_chat` renders the messages and reads only the special tokens the template
@@ -317,17 +348,16 @@ from gguftok.exercises import check, rerun  # noqa: E402
 #
 # 1. From `tokenizer.ggml.token_type` (no key: every token is normal): a control (3) or unknown (2)
 #    token needs `parse_special`; a user-defined (4) token is always cut; other types are not special.
-# 2. Fill-in-the-middle: for each role of `FIM_TEXTS` whose id the file does not name (`FIM_KEYS`:
-#    `tokenizer.ggml.<key>_token_id`, an id past the vocabulary does not count), the token whose text
-#    is on the role's list becomes control.
-# 3. Every token whose text is in `EOG_TEXTS` becomes control (Qwen2's `</s>`).
-# 4. Then three exceptions, each setting the kind outright: the `ALWAYS_USER_DEFINED` texts become
+# 2. The rewrites you found in *Which tokens become special at load?*: the fill-in-the-middle roles
+#    (`FIM_TEXTS`) whose id the file does not name (`FIM_KEYS`; an id past the vocabulary does not
+#    count), then the end-of-generation texts (`EOG_TEXTS`).
+# 3. Then three exceptions, each setting the kind outright: the `ALWAYS_USER_DEFINED` texts become
 #    user-defined; `<|end|>` becomes user-defined when the vocabulary also has `<|call|>` or
 #    `<|calls|>`, and `<|return|>` or `<|flush|>`; `</s>` becomes normal (not special) when it also
 #    has `<|tool_response>`.
-# 5. Sort longest text first, the length in UTF-8 bytes; equal lengths by id.
+# 4. Sort longest text first, the length in UTF-8 bytes; equal lengths by id.
 #
-# "Going deeper" shows rules 2 to 4 on real files. The check uses a small vocabulary for each rule, the
+# "Going deeper" shows rules 2 and 3 on real files. The check uses a small vocabulary for each rule, the
 # key/values of every fetched vocabulary file and random small ones, against the special-token cache of
 # `gguftok.vocab.Vocab` (its `special_cache` and each token's final attributes).
 #

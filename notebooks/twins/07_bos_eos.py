@@ -26,7 +26,7 @@
 #
 # After this notebook you can:
 #
-# * say whether a vocabulary adds BOS or EOS, and which of four rules decided it;
+# * find, from the 19 files, the rule that decides whether a vocabulary adds BOS or EOS;
 # * find its BOS, EOS and end-of-turn ids from the model's defaults and the file's keys;
 # * spot a doubled or a missing BOS, and encode chat-template output so that it has exactly one;
 # * list the ids a generation loop must stop on, and why each is there;
@@ -75,20 +75,51 @@ MD = {name: key_values(name) for name in NAMES}
 len(NAMES)
 
 # %% [markdown]
-# ## The rules for `add_bos` and `add_eos`
+# ## Find the rule: when is BOS added?
 #
-# llama.cpp decides both flags in four steps while the vocabulary loads; a later step overrides an earlier one.
+# Three things in a file could decide it: the tokenizer model (`tokenizer.ggml.model`), the pre-tokenizer's
+# string (`tokenizer.ggml.pre`) and the key `tokenizer.ggml.add_bos_token`. The table gives all three for the
+# 19 files, the key `add_eos_token` too, and what `Hello` encodes to with `add_special=True`: whether BOS
+# comes first and EOS last.
+
+# %%
+def key(md, name):
+    value = md.get(f"tokenizer.ggml.{name}")
+    return "no key" if value is None else str(bool(value)).lower()
+
+
+print(f"{'file':16s} {'model':7s} {'pre':16s} {'add_bos_token':14s} {'add_eos_token':14s} BOS first  EOS last")
+for name in NAMES:
+    md, ids = MD[name], TOK[name].encode("Hello")
+    bos, eos = ids[0] == TOK[name].bos_id, ids[-1] == TOK[name].eos_id
+    print(f"{name:16s} {md['tokenizer.ggml.model']:7s} {md.get('tokenizer.ggml.pre', '(none)'):16s} "
+          f"{key(md, 'add_bos_token'):14s} {key(md, 'add_eos_token'):14s} {'yes' if bos else '-':10s} "
+          f"{'yes' if eos else '-'}")
+
+# %% [markdown]
+# Before reading on, find a rule that explains every row. Work it out in this order:
 #
-# 1. **The tokenizer model sets a default.** SentencePiece (`tokenizer.ggml.model = llama`) and WordPiece
-#    (`bert`) add BOS; Unigram (`t5`) adds EOS instead; byte-level BPE (`gpt2`) adds neither.
-# 2. **Some pre-tokenizers switch BOS on** (BPE models only). The string in `tokenizer.ggml.pre` selects a
-#    preset; the Llama 3 presets and the few others printed below turn BOS on.
-# 3. **The keys `tokenizer.ggml.add_bos_token` and `tokenizer.ggml.add_eos_token` win** when the file has
-#    them, in either direction.
-# 4. **Gemma 4 forces BOS on**, even against a key that says `false`.
+# 1. Take the files without an `add_bos_token` key. Which models add BOS, which never do?
+# 2. `llama-bpe` and `qwen2` are both `gpt2` models without the key, and only one adds BOS. What else in
+#    their rows differs?
+# 3. Find a file whose key says the opposite of what its model does without one. Which wins?
+# 4. EOS: which model adds it, and does its key agree?
 #
-# The second cell writes eight six-token vocabularies, each with one key changed, loads them, and asks which
-# rule decided.
+# <details><summary>The rule llama.cpp follows, in four steps (a later step overrides an earlier one)</summary>
+#
+# <ol><li><b>The tokenizer model sets a default.</b> SentencePiece (<code>llama</code>) and WordPiece
+# (<code>bert</code>) add BOS; Unigram (<code>t5</code>) adds EOS instead; byte-level BPE (<code>gpt2</code>)
+# adds neither.</li>
+# <li><b>Some pre-tokenizers switch BOS on</b> (BPE models only): the Llama 3 presets and the few others printed
+# below.</li>
+# <li><b>The keys <code>add_bos_token</code> and <code>add_eos_token</code> win</b> when the file has them,
+# in either direction.</li>
+# <li><b>Gemma 4 forces BOS on</b>, even against a key that says <code>false</code>; no row above shows it,
+# and one of the made-up vocabularies below does.</li></ol>
+# </details>
+#
+# Check your rule on made-up files. The pre strings that switch BOS on, then eight six-token vocabularies,
+# each with one key changed: predict each row before you read its answer.
 
 # %%
 print(", ".join(bos_presets()))
@@ -98,7 +129,7 @@ print(format_rule_cases(synthetic_rule_cases()))
 
 # %% [markdown]
 # Read the rows in pairs: Qwen2's preset leaves BOS off, Llama 3's switches it on, and the key beats both
-# (rows 5 and 6). The last row is the one exception to "the key wins". WordPiece (BERT) also wraps the text
+# (rows 5 and 6). The last row is the one exception to "the key wins": step 4. WordPiece (BERT) also wraps the text
 # in `[CLS]` … `[SEP]` with `add_special=True`, whatever the flags say (the last view below shows it).
 #
 # ## The 19 vocabularies
@@ -285,16 +316,11 @@ from gguftok.exercises import check, rerun  # noqa: E402
 # ### Exercise 07.add_bos: does this vocabulary add BOS?
 #
 # Write `add_bos(md)`: whether llama.cpp puts BOS in front of a prompt encoded with
-# `add_special=True`. Four rules, a later one overriding an earlier one:
+# `add_special=True`, by the rule you found in *Find the rule* (its four steps are folded there). The
+# template's `BPE_MODELS`, `BOS_PRESETS` and `GEMMA4_PRESETS` hold the names it needs; the model
+# `gemma4` ignores the file's pre and always uses `gemma4`.
 #
-# 1. the model's default (`tokenizer.ggml.model`): `llama` (SentencePiece) and `bert` (WordPiece) add
-#    BOS, every other model does not;
-# 2. for the BPE models (`BPE_MODELS`) only, a `tokenizer.ggml.pre` in `BOS_PRESETS` turns it on; the
-#    model `gemma4` ignores the file's pre and always uses `gemma4`;
-# 3. the key `tokenizer.ggml.add_bos_token`, when present, wins;
-# 4. a BPE model whose pre is in `GEMMA4_PRESETS` adds BOS whatever the key says.
-#
-# The check uses nine small cases (one for each rule), the key/values of every fetched vocabulary
+# The check uses nine small cases (one for each step), the key/values of every fetched vocabulary
 # file, the same with a key removed or changed, and 160 small random vocabularies (seven models, pre
 # values drawn from all 91), against `gguftok.vocab.Vocab`'s `add_bos`.
 #
@@ -385,8 +411,8 @@ check("07.eog_ids")
 # 1. A byte-level BPE file has `tokenizer.ggml.pre = llama-bpe` and `tokenizer.ggml.add_bos_token = false`.
 #    Does it add BOS?
 #
-# <details><summary>Answer</summary>No. The preset switches BOS on (rule 2), but the key is read after it and
-# wins (rule 3). Only Gemma 4's forced BOS would come later, and this is not Gemma 4.</details>
+# <details><summary>Answer</summary>No. The preset switches BOS on (step 2), but the key is read after it and
+# wins (step 3). Only Gemma 4's forced BOS would come later, and this is not Gemma 4.</details>
 #
 # 2. Qwen2's file has a BOS id, 151643. Why does Qwen2's prompt not start with it?
 #

@@ -546,7 +546,7 @@ print([llama3.token_to_piece(i).decode() for i in d.ours], [llama3.token_to_piec
 #
 # The key exists because of such copies. Before llama.cpp knew Llama 3's own splitting rule, it split every
 # byte-level vocabulary with GPT-2's: a run of digits stayed one word, and the merges cut `3333` into `33`
-# `33`, pieces Llama 3 never saw together in training (its rule cuts digits in groups of up to three). Asked
+# `33`, tokens Llama 3 never saw together in training (its rule cuts digits in groups of up to three). Asked
 # what `3333+777` makes, the model answered wrong. The fix was to name the rule in the file.
 #
 # Command R writes every digit as its own token: its vocabulary has no token of two digits, so a wrong rule

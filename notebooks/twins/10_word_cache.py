@@ -34,7 +34,6 @@
 
 # %%
 from collections import OrderedDict
-from pathlib import Path
 
 from gguftok import Tokenizer
 from gguftok.data import vocab_dir
@@ -50,12 +49,12 @@ from gguftok.viz.cache_view import (
     hit_rate_view,
     lesson_text,
     lesson_tokenizer,
-    notebook_text,
     plain_words,
     pops,
     simulate_lru,
     step_counts,
     step_counts_view,
+    workbook_text,
 )
 
 qwen2 = Tokenizer.from_gguf(vocab_dir() / "ggml-vocab-qwen2.gguf")
@@ -181,7 +180,7 @@ except NotImplementedError:
 # %% [markdown]
 # ## One line of code, fifty times
 #
-# A text made to repeat: one line of code 50 times, and a vocabulary whose merges spell eight pieces of code
+# A text made to repeat: one line of code 50 times, and a vocabulary whose merges spell eight snippets of code
 # letter by letter (`Ġ r`, `Ġr e`, `Ġre t`, ...), written to a small GGUF file by `lesson_tokenizer` (with
 # `gguftok.synthetic.byte_level_vocab`). A word's cost is the number of pops of its merge queue
 # (`merge_word(word, ranks, trace=steps)`, then `len(steps)`); the table counts them encoding every word
@@ -230,14 +229,12 @@ except NotImplementedError:
 # ## Real text: how often does a word come back?
 #
 # A repeated line is the best case. For real prose, take this workbook's own: the markdown of notebooks 01
-# to 06 (up to their exercises), cut into words by Qwen2; the counts follow that text as it stands. Its most
+# to 06 (up to their exercises, as a copy kept in `data/corpus`), cut into words by Qwen2. Its most
 # frequent words, and the hit rate of an LRU cache of each size replayed through `simulate_lru`:
 
 # %%
-sources = [Path(f"twins/{name}.py") for name in ("01_gguf_metadata", "02_byte_map", "03_merge_ranks",
-                                                "04_pretokenizers", "05_merge_queue", "06_special_tokens")]
-prose = plain_words(qwen2, notebook_text(sources, "markdown"))
-code = plain_words(qwen2, notebook_text(sources, "code"))
+prose = plain_words(qwen2, workbook_text("markdown"))
+code = plain_words(qwen2, workbook_text("code"))
 frequency_view(prose, top=10)
 
 # %%
