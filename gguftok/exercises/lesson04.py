@@ -237,9 +237,16 @@ CONTRACTION_TEXTS = ("it's, don't, we're, I've, I'm, we'll, he'd",
                      "IT'SA DON'TCHA WE'RENT I'VEGOT I'MOK WE'LLX HE'DVE")
 
 
+# Digit runs of every length, after a space or not, in ASCII and other scripts (Arabic-Indic, fractions), next to
+# punctuation: each regex of the given lists decides one of these (without "default"'s \p{N}+, a space before
+# Arabic-Indic digits stays with them; without its [0-9][0-9][0-9], 12345 stays whole).
+DIGIT_TEXTS = ("pay 12345 or 678, say 9; 1234567890!", "x ٣٤٥ and ٣٤٥٦٧, ½ off: 2½%", "a1b22c333d4444 $5,000.00")
+
+
 def _regexes_for_generated() -> list[Case]:
     r = rng(402)
     cases = [_rf_case(pre, text) for pre in VOCABULARIES for text in CONTRACTION_TEXTS]
+    cases += [_rf_case(name, text) for name in sorted(set(SAME_AS.values())) for text in DIGIT_TEXTS]
     for pre in sorted(SAME_AS):
         n = 30 if pre in VOCABULARIES else 4
         cases += [_rf_case(pre, random_text(r, SAME_AS[pre])) for _ in range(n)]
@@ -263,7 +270,8 @@ regexes_for = Exercise(
         "\"Going deeper\" says why).\n\n"
         "The check cuts each text with your list (and a split of its own, so a slip in your `split` does not\n"
         "show here) and compares the words with gguftok's pre-tokenizer for that value: this notebook's\n"
-        "examples, texts with every contraction, random texts for every value `SAME_AS` holds, the texts of\n"
+        "examples, texts with every contraction, digit runs in several scripts for every list, random texts\n"
+        "for every value `SAME_AS` holds, the texts of\n"
         "llama.cpp's `.inp` files, and values it does not know (`\"gpt-4o\"`, `\"\"`, ...), which must raise\n"
         "`ValueError`."),
     template="",

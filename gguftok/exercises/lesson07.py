@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import cache
 
 from ..pretokenize import PRE_STRINGS
-from ..vocab import _EOG_TEXTS, _ROLE_TEXTS, NULL
+from ..vocab import _EOG_TEXTS, _ROLE_TEXTS, MODEL_TYPES, NULL
 from ._core import Case, Exercise
 from ._data import rng
 from .lesson06 import _FIM_KEYS, fresh, loaded, md_label, vocab_key_values, vocab_names
@@ -27,7 +27,7 @@ _TOKENS = ["<s>", "</s>", "a", "b", "ab", "<unk>"]
 # ------------------------------------------------------------------------------------------- inputs
 def _md(model: str, tokens=_TOKENS, **keys) -> dict:
     md: dict = {"tokenizer.ggml.model": model}
-    if model in ("gpt2", "gemma4"):
+    if MODEL_TYPES.get(model) == "bpe":
         md["tokenizer.ggml.merges"] = []
     md["tokenizer.ggml.tokens"] = list(tokens)
     md.update({f"tokenizer.ggml.{k}": v for k, v in keys.items()})
@@ -116,6 +116,23 @@ def _synthetic() -> list[dict]:
     return out
 
 
+@cache
+def _per_entry() -> list[tuple[dict, tuple[str, ...]]]:
+    """One small vocabulary for each entry of the tables the rules read, so that every entry decides some case
+    (a table with one entry missing fails the check): every model, its default ids inside the vocabulary (every
+    name asked); every pre string under every BPE model, without a flag key, the default BOS id inside (``bos``
+    asked); each end-of-turn and end-of-message text alone in a vocabulary (``eot``, ``eom``)."""
+    filler = [f"t{i}" for i in range(104)]  # past BERT's default ids, 100 to 103
+    out = [(_md(model, _TOKENS + filler[len(_TOKENS):]), _NAMES) for model in MODEL_TYPES
+           if MODEL_TYPES[model] != "none"]
+    twelve = _TOKENS + filler[len(_TOKENS):12]  # the BPE default BOS id, 11, inside
+    out += [(_md(model, twelve, pre=pre), ("bos",)) for model in MODEL_TYPES if MODEL_TYPES[model] == "bpe"
+            for pre in sorted(PRE_STRINGS)]
+    out += [(_md("gpt2", [*twelve, text], pre="qwen2"), (role,)) for role in ("eot", "eom")
+            for text in _ROLE_TEXTS[role]]
+    return out
+
+
 def _small(call: str, md: dict, *rest) -> Case:
     return Case((md, *rest), md_label(call, md))
 
@@ -124,6 +141,11 @@ def _cases(call: str, with_name=None) -> list[Case]:
     """The shared inputs as cases of one exercise; ``with_name(r, as_in_the_file)`` gives the names to ask for."""
     cases = []
     r = rng(703)
+    for md, names in _per_entry():
+        if with_name is None:
+            cases.append(_small(f"{call}(md)", md))
+        else:
+            cases += [_small(f"{call}(md, {name!r})", md, name) for name in names]
     for what, md, as_in_file in _real():
         for name in with_name(r, as_in_file) if with_name else [None]:
             rest = () if name is None else (name,)
@@ -169,7 +191,8 @@ add_bos = Exercise(
         "`add_special=True`, by the rule you found in *Find the rule* (its four steps are folded there). The\n"
         "template's `BPE_MODELS`, `BOS_PRESETS` and `GEMMA4_PRESETS` hold the names it needs; the model\n"
         "`gemma4` ignores the file's pre and always uses `gemma4`.\n\n"
-        "The check uses nine small cases (one for each step), the key/values of every fetched vocabulary\n"
+        "The check uses nine small cases (one for each step), one small vocabulary for each entry of the\n"
+        "template's tables (every model, every pre string), the key/values of every fetched vocabulary\n"
         "file, the same with a key removed or changed, and 160 small random vocabularies (seven models, pre\n"
         "values drawn from all 91), against `gguftok.vocab.Vocab`'s `add_bos`."),
     template="",

@@ -273,9 +273,8 @@ pretokenizer_explorer(LESSON_LINE, "qwen2")
 explorer_view("starcoder", LESSON_LINE)
 
 # %% [markdown]
-# With `yours=True` the explorer puts your `split` and `regexes_for` beside llama.cpp's words, reading your
-# file afresh at every change, and marks each word that one row has and the other not (✗). Until your
-# functions are written it says so.
+# With `yours=True` the explorer puts your `split` and `regexes_for` beside llama.cpp's words and marks each
+# word that one row has and the other not (✗). Until your functions are written it says so.
 
 # %% tags=["nbval-ignore-output"]
 YOURS_LINE = "Hello  world 123456\tfoo's 你好"
@@ -330,7 +329,8 @@ check("04.split")
 #
 # The check cuts each text with your list (and a split of its own, so a slip in your `split` does not
 # show here) and compares the words with gguftok's pre-tokenizer for that value: this notebook's
-# examples, texts with every contraction, random texts for every value `SAME_AS` holds, the texts of
+# examples, texts with every contraction, digit runs in several scripts for every list, random texts
+# for every value `SAME_AS` holds, the texts of
 # llama.cpp's `.inp` files, and values it does not know (`"gpt-4o"`, `""`, ...), which must raise
 # `ValueError`.
 #

@@ -320,7 +320,8 @@ from gguftok.exercises import check, rerun  # noqa: E402
 # template's `BPE_MODELS`, `BOS_PRESETS` and `GEMMA4_PRESETS` hold the names it needs; the model
 # `gemma4` ignores the file's pre and always uses `gemma4`.
 #
-# The check uses nine small cases (one for each step), the key/values of every fetched vocabulary
+# The check uses nine small cases (one for each step), one small vocabulary for each entry of the
+# template's tables (every model, every pre string), the key/values of every fetched vocabulary
 # file, the same with a key removed or changed, and 160 small random vocabularies (seven models, pre
 # values drawn from all 91), against `gguftok.vocab.Vocab`'s `add_bos`.
 #
