@@ -46,9 +46,10 @@ test: setup browser lint
 lab: setup
 	$(PY) -m jupyter lab --notebook-dir=notebooks $(ROOT_ARGS) $(LAB_ARGS)
 
-# Instructor mode: the step-through views in large type, code hidden (voila comes with the set-up).
+# Instructor mode: the step-through views in large type, code hidden (voila comes with the set-up). Each view is
+# drawn as soon as its cell has run (progressive rendering), not after the whole page: bench/bench_present.py.
 present: setup
-	$(PY) -m voila notebooks/instructor.ipynb $(PRESENT_ARGS)
+	$(PY) -m voila notebooks/instructor.ipynb --progressive_rendering=True $(PRESENT_ARGS)
 
 # The live reference: llama-cpp-python 0.3.36 built from the same sdist into its own environment.
 oracle: $(STAMP)
@@ -73,11 +74,13 @@ test-oracle: setup oracle
 # Every vocabulary of every family, cold and warm, and the growth on hostile texts (about 40 minutes on 2 cores);
 # make bench BENCH_ARGS="--readme" also rewrites the table in README.md.
 BENCH_ARGS ?=
-bench: setup
+bench: setup browser
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	$(PY) bench/bench_peers.py --vocab qwen2 --all --growth --scale $(BENCH_ARGS)
 	$(PY) bench/bench_metadata.py --all --no-reader
 	$(PY) bench/bench_views.py
+	$(PY) bench/bench_checks.py
+	$(PY) bench/bench_present.py
 
 # Tokenize a small corpus with the Hugging Face datasets map (installs datasets into the venv).
 corpus-example: setup

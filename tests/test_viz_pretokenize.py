@@ -66,7 +66,7 @@ def test_lesson_counts_are_18_14_12_and_an_independent_engine_agrees():
         assert len(ours) == expected
         assert ours == independent_split(LESSON_PATTERNS[pre], LESSON_LINE)
     assert compare_splits(["qwen2", "llama-bpe", "gpt-2"], LESSON_LINE).text.endswith(
-        "pieces: qwen2 18, llama-bpe 14, gpt-2 12")
+        "words: qwen2 18, llama-bpe 14, gpt-2 12")
 
 
 @pytest.mark.parametrize("pre", sorted(PRE_STRINGS))
@@ -78,7 +78,7 @@ def test_pieces_rejoin_to_the_input_for_every_pre_string(pre):
         assert all(got)
         lengths = pt.split_lengths([ord(c) for c in text]) if text else []
         assert len(got) == sum(1 for n in lengths if n)  # the count is the non-empty words
-        assert f": {len(got)} piece" in split_view(pre, text).text
+        assert f": {len(got)} word" in split_view(pre, text).text
 
 
 def test_piece_counts_cover_every_pre_string_once():
@@ -216,13 +216,13 @@ def test_yours_says_not_written_yet_for_the_committed_template(monkeypatch):
 
     monkeypatch.setenv("GGUFTOK_WORKSPACE", str(REPO / "notebooks" / "mytok"))
     view = yours_view("qwen2", LESSON_LINE)
-    assert view.text.splitlines()[1].startswith("  llama.cpp's 18 pieces: [We] ['LL]")
+    assert view.text.splitlines()[1].startswith("  llama.cpp's 18 words: [We] ['LL]")
     assert view.text.splitlines()[2] == "  yours: not written yet: your split still raises NotImplementedError"
     assert "✗" not in view.text
     assert_sanitizer_safe(view.html)
     monkeypatch.setenv("GGUFTOK_WORKSPACE", str(REPO / "solutions" / "mytok"))
     assert yours_view("qwen2", LESSON_LINE).text.endswith("(your split with your regexes_for('qwen2'))\n"
-                                                          "the same 18 pieces")
+                                                          "the same 18 words")
 
 
 def test_yours_marks_the_pieces_that_differ_and_names_the_first():
@@ -231,10 +231,10 @@ def test_yours_marks_the_pieces_that_differ_and_names_the_first():
     llama3 = _module().regexes_for("llama-bpe")
     view = yours_view("qwen2", LESSON_LINE, _module(regexes_for=lambda pre: llama3))
     lines = view.text.splitlines()
-    assert lines[1] == ("  llama.cpp's 18 pieces: [We] ['LL] [␣pay] [␣] [1]✗ [2]✗ [3]✗ [4]✗ [5]✗ [␣for] [↵↵] [␣] "
+    assert lines[1] == ("  llama.cpp's 18 words: [We] ['LL] [␣pay] [␣] [1]✗ [2]✗ [3]✗ [4]✗ [5]✗ [␣for] [↵↵] [␣] "
                         "[␣int] [␣x] [=] [4]✗ [2]✗ [;]")
-    assert lines[2] == "  yours 14 pieces: [We] ['LL] [␣pay] [␣] [123]✗ [45]✗ [␣for] [↵↵] [␣] [␣int] [␣x] [=] [42]✗ [;]"
-    assert lines[-1] == "first difference at piece 5: llama.cpp's is '1', yours '123'"
+    assert lines[2] == "  yours 14 words: [We] ['LL] [␣pay] [␣] [123]✗ [45]✗ [␣for] [↵↵] [␣] [␣int] [␣x] [=] [42]✗ [;]"
+    assert lines[-1] == "first difference at word 5: llama.cpp's is '1', yours '123'"
     assert view.html.count("✗</span>") == 10 and view.html.count("border-style:dashed") == 10
     assert_sanitizer_safe(view.html)
 
@@ -258,7 +258,7 @@ def test_yours_falls_back_to_llama_cpps_list_and_never_raises():
     assert your_pieces("qwen2", "a", _module(split=lambda t, r: "a")).pieces is None
     assert your_pieces("qwen2", "a", object()).how == f"{NOT_WRITTEN}: there is no split in it"
     view = yours_view("qwen2", "abc", _module(split=lambda t, r: ["ab"]))
-    assert view.text.endswith("first difference at piece 1: llama.cpp's is 'abc', yours 'ab'; and your pieces do "
+    assert view.text.endswith("first difference at word 1: llama.cpp's is 'abc', yours 'ab'; and your words do "
                               "not join back to the text")
     for v in (view, yours_view("gpt-2", "<b>&</b>", _module()), yours_view("gpt-2", "<i>", object())):
         assert "<b>" not in v.html and "<i>" not in v.html
@@ -306,7 +306,7 @@ def test_a_list_step_by_step_and_a_pattern_alternative_by_alternative():
     assert steps_cut[-1] == pieces("starcoder", LESSON_LINE) and all("".join(s) == LESSON_LINE for s in steps_cut)
     assert list_steps(pre_tokenizer_config("superbpe").regexes, "1234567")[-1] == ["1", "234", "567"]
     view = list_view(regexes, LESSON_LINE)
-    assert f"after regex 2, {literal(regexes[1])}: 18 pieces" in view.text  # the pattern whole, never cut
+    assert f"after regex 2, {literal(regexes[1])}: 18 words" in view.text  # the pattern whole, never cut
     for pre in ("gpt-2", "llama-bpe", "qwen2"):
         pattern = pre_tokenizer_config(pre).regexes[0]
         assert "|".join(alternatives(pattern)) == pattern
@@ -336,3 +336,41 @@ def test_class_differences_are_only_newer_code_points():
     view = class_differences_view()
     assert view.text.splitlines()[-1] == f"{sum(len(a) for a, _ in diffs.values()):,} code points in all"
     assert_sanitizer_safe(view.html)
+
+
+# --- two vocabularies side by side ----------------------------------------------------------------------
+
+
+def test_vocab_splits_are_each_tokenizers_words(toks):
+    from gguftok.bytemap import text_to_bytes
+    from gguftok.viz.pretokenize_view import vocab_pieces, vocab_splits
+
+    text = "We'LL pay 12345 for\n\n  int x=42; <b>"
+    qwen2, gpt2 = toks("qwen2"), toks("gpt-2")
+    for tok in (qwen2, gpt2):
+        assert vocab_pieces(tok, text) == [text_to_bytes(w).decode() for w in tok.words(text)]
+        assert "".join(vocab_pieces(tok, text)) == text
+    view = vocab_splits([("qwen2", qwen2), ("gpt-2", gpt2)], text)
+    lines = view.text.splitlines()
+    n1, n2 = len(vocab_pieces(qwen2, text)), len(vocab_pieces(gpt2, text))
+    assert lines[1].startswith(f"  qwen2 (pre 'qwen2', pre-type QWEN2), {n1} words: ")
+    assert lines[2].startswith(f"  gpt-2 (pre 'gpt-2', pre-type GPT2), {n2} words: ")
+    assert lines[3].startswith(f"qwen2 {n1}, gpt-2 {n2} words; the first difference is word ")
+    assert_sanitizer_safe(view.html)
+    assert "<b>" not in view.html
+    same = vocab_splits([("qwen2", qwen2), ("qwen2", qwen2)], text)
+    assert same.text.splitlines()[-1] == f"the same {n1} words" and "✗" not in same.text
+
+
+def test_vocab_split_explorer_follows_its_controls(toks):
+    pytest.importorskip("ipywidgets")
+    from gguftok.viz.pretokenize_view import vocab_split_explorer, vocab_splits
+
+    box = vocab_split_explorer("a 12345", "qwen2", "gpt-2")
+    choices, text, out = box.children
+    one, two = choices.children
+    assert "llama-spm" not in one.options and "gemma-4" in one.options
+    assert out.value == vocab_splits([("qwen2", toks("qwen2")), ("gpt-2", toks("gpt-2"))], "a 12345").html
+    two.value = "llama-bpe"
+    text.value = "x  y"
+    assert out.value == vocab_splits([("qwen2", toks("qwen2")), ("llama-bpe", toks("llama-bpe"))], "x  y").html

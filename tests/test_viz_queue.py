@@ -327,3 +327,49 @@ def test_a_package_that_cannot_be_imported_is_said(tmp_path, monkeypatch):
     assert beside_table("lower", TOY).text.endswith("mytok/merge_queue.py raised ValueError when imported: oops")
     (pkg / "merge_queue.py").write_text("x = 1\n")
     assert beside_table("lower", TOY).text.endswith("has no merge_word: keep the name the template gave it")
+
+
+# ------------------------------------------------------------------------------- any word, any vocabulary
+def test_word_frames_are_each_words_trace_frames(qwen2):
+    from gguftok.viz.queue_view import word_frames
+
+    traces = qwen2.trace(" tokenization")
+    assert len(traces) == 1
+    assert word_frames(qwen2, " tokenization") == trace_frames(qwen2, traces[0])
+    text = "Hello tokenizers!"
+    traces = qwen2.trace(text)
+    frames = word_frames(qwen2, text)
+    expected = [f for wt in traces for f in trace_frames(qwen2, wt)]
+    assert [f.text.split("\n", 1)[1] for f in frames] == [f.text for f in expected]
+    assert frames[0].text.startswith(f"word 1 of {len(traces)}: ")
+    assert word_frames(TOY, "lower") == queue_frames("lower", TOY)
+    assert [f.text.split("\n", 1)[1] for f in word_frames(TOY, "lower newest")] == [
+        f.text for w in ("lower", "newest") for f in queue_frames(w, TOY)]
+    assert word_frames(TOY, " ")[0].text.startswith("type a word")
+
+
+def test_byte_level_vocabularies_are_the_gpt2_models(vocab_path):
+    from gguftok.metadata import read_metadata
+    from gguftok.viz.queue_view import byte_level_vocabs
+
+    found = byte_level_vocabs()
+    assert "qwen2" in found and "llama-spm" not in found and "gemma-4" not in found
+    assert all(read_metadata(p)["tokenizer.ggml.model"] == "gpt2" for p in found.values())
+
+
+def test_explorer_plays_the_typed_word_with_the_chosen_merges(qwen2, llama3):
+    w = pytest.importorskip("ipywidgets")
+    from gguftok.viz.queue_view import TOY_LABEL, queue_explorer, word_frames
+
+    box = queue_explorer("lower", TOY_LABEL, toy=TOY, interval=700)
+    controls, play_row, stack = box.children
+    word, choice = controls.children
+    play, slider, speed = play_row.children
+    assert isinstance(stack, w.Stack) and speed.value == play.interval == 700
+    assert [c.value for c in stack.children] == [f.html for f in queue_frames("lower", TOY)]
+    choice.value = "qwen2"
+    word.value = " tokenization"
+    assert [c.value for c in stack.children] == [f.html for f in word_frames(qwen2, " tokenization")]
+    assert play.max == slider.max == len(stack.children) - 1
+    choice.value = "llama-bpe"
+    assert [c.value for c in stack.children] == [f.html for f in word_frames(llama3, " tokenization")]

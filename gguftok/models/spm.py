@@ -494,3 +494,66 @@ def junction_parts(text: str, pairs: frozenset[int]) -> list[str]:
         at += 1
     parts.append(text[start:])
     return parts
+
+
+# ------------------------------------------------------------------------------------------- for teaching
+class SPMStep:
+    """One merge of :func:`spm_trace`: the symbols before it, every adjacent pair whose text is a token (as
+    ``(position, token id, score)``, left to right), and which of them merges (``best``, an index into
+    ``candidates``: the highest score, the leftmost on ties)."""
+
+    __slots__ = ("best", "candidates", "symbols")
+
+    def __init__(self, symbols: list[bytes], candidates: list[tuple[int, int, float]], best: int) -> None:
+        self.symbols = symbols
+        self.candidates = candidates
+        self.best = best
+
+    @property
+    def merged(self) -> bytes:
+        """The token the step makes."""
+        pos = self.candidates[self.best][0]
+        return self.symbols[pos] + self.symbols[pos + 1]
+
+    @property
+    def after(self) -> list[bytes]:
+        """The symbols after the step."""
+        pos = self.candidates[self.best][0]
+        return [*self.symbols[:pos], self.merged, *self.symbols[pos + 2:]]
+
+
+def spm_trace(data: bytes, model: SPMModel) -> tuple[list[SPMStep], list[bytes], list[list[int]]]:
+    """Every merge of ``data`` (spaces already ``▁``) on ``model``'s own tables (``bytes_to_id``, ``scores``,
+    the byte fallback), one at a time, by the rule :func:`spm_merge`'s queue follows: the pair with the highest
+    score merges, the leftmost on ties (see :func:`merge_short`). Returns the steps, the final symbols, and each
+    symbol's ids: its token, or its bytes' ``<0xXX>`` tokens when it is none (the byte fallback). For teaching:
+    it rescans every pair after each merge; ``tests/test_spm_trace.py`` checks that its ids are
+    :meth:`Tokenizer.encode <gguftok.Tokenizer.encode>`'s.
+
+    >>> m = SPMModel(["a", "b", "c", "ab", "bc", "<0x64>"], [0.0, 0.0, 0.0, -2.0, -1.0, 0.0])
+    >>> steps, syms, ids = spm_trace(b"abcd", m)
+    >>> [(s.candidates, s.merged) for s in steps]
+    [([(0, 3, -2.0), (1, 4, -1.0)], b'bc')]
+    >>> syms, ids
+    ([b'a', b'bc', b'd'], [[0], [4], [5]])
+    """
+    b2i, scores = model.bytes_to_id, model.scores
+    syms = symbols(data)
+    steps: list[SPMStep] = []
+    while True:
+        candidates = []
+        for pos, (a, b) in enumerate(pairwise(syms)):
+            tid = b2i.get(a + b)
+            if tid is not None:
+                candidates.append((pos, tid, float(scores[tid])))
+        if not candidates:
+            break
+        best = max(range(len(candidates)), key=lambda k: (candidates[k][2], -k))
+        step = SPMStep(syms, candidates, best)
+        steps.append(step)
+        syms = step.after
+    ids = []
+    for sym in syms:
+        tid = b2i.get(sym)
+        ids.append([tid] if tid is not None else [model.byte_id(b) for b in sym])
+    return steps, syms, ids

@@ -5,7 +5,7 @@ import ipywidgets and matplotlib only when called. Pieces are shown as readable 
 encoding undone) and the vocabulary form the model sees is kept in each chip's tooltip.
 
 >>> print(split_view("llama-bpe", "Hi  there 12345").text)
-llama-bpe (pre-type LLAMA3): 6 pieces
+llama-bpe (pre-type LLAMA3): 6 words
 [Hi] [␣] [␣there] [␣] [123] [45]
 >>> pieces("gpt-2", "We'LL")
 ['We', "'", 'LL']
@@ -79,7 +79,7 @@ def pieces(pre: str, text: str) -> list[str]:
 
 
 def _count(n: int) -> str:
-    return f"{n} piece" + ("" if n == 1 else "s")
+    return f"{n} word" + ("" if n == 1 else "s")
 
 
 def _title_html(title: str) -> str:
@@ -93,7 +93,7 @@ def _piece_chips(pre: str, text: str) -> tuple[str, str, int]:
     html_parts, text_parts = [], []
     for k, w in enumerate(ws):
         piece = readable(w, pt.byte_encode)
-        tip = f"piece {k + 1} of {len(ws)} · {len(piece)} code point(s) · vocabulary form {w!r}"
+        tip = f"word {k + 1} of {len(ws)} · {len(piece)} code point(s) · vocabulary form {w!r}"
         html_parts.append(_chip(escape_visible(piece), tip, k))
         text_parts.append(f"[{escape_visible(piece)}]")
     return "".join(html_parts), " ".join(text_parts), len(ws)
@@ -113,8 +113,8 @@ def compare_splits(pres: Sequence[str], text: str) -> Rendered:
     views = [split_view(p, text) for p in pres]
     counts = ", ".join(f"{p} {len(pieces(p, text))}" for p in pres)
     head = f"text: {escape_visible(text)}"
-    return Rendered(f"<div>{_title_html(head)}{''.join(v.html for v in views)}{_title_html('pieces: ' + counts)}"
-                    "</div>", "\n".join([head, *(v.text for v in views), "pieces: " + counts]))
+    return Rendered(f"<div>{_title_html(head)}{''.join(v.html for v in views)}{_title_html('words: ' + counts)}"
+                    "</div>", "\n".join([head, *(v.text for v in views), "words: " + counts]))
 
 
 def vocabulary_words(paths: Sequence, text: str) -> Rendered:
@@ -161,7 +161,7 @@ def list_view(regexes: Sequence[str], text: str) -> Rendered:
         chip_text = " ".join(f"[{escape_visible(p)}]" for p in cut)
         lines.append(f"  after regex {k}, {literal(rx)}: {_count(len(cut))}")
         lines.append(f"    {chip_text}")
-        chips_html = "".join(_chip(escape_visible(p), f"piece {i + 1} of {len(cut)}", i) for i, p in enumerate(cut))
+        chips_html = "".join(_chip(escape_visible(p), f"word {i + 1} of {len(cut)}", i) for i, p in enumerate(cut))
         parts.append(f"<div style='margin-left:1em'>{_title_html(f'after regex {k}, {_count(len(cut))}:')}"
                      f"<code style='{_CODE_STYLE}'>{html.escape(literal(rx))}</code><div>{chips_html}</div></div>")
     return Rendered(f"<div>{''.join(parts)}</div>", "\n".join(lines))
@@ -402,9 +402,9 @@ def engine_view(pre: str, text: str) -> Rendered:
         step_lines = [f"  step {k}: {how}: {literal(s.regex)}"]
         if seen is not None:
             step_lines.append(f"    the engine sees: {seen}")
-        step_lines.append("    pieces: " + " ".join(f"[{escape_visible(p)}]" for p in cut if p))
+        step_lines.append("    words: " + " ".join(f"[{escape_visible(p)}]" for p in cut if p))
         lines += step_lines
-        chips_html = "".join(_chip(escape_visible(p), f"piece {i + 1}", i) for i, p in enumerate(q for q in cut if q))
+        chips_html = "".join(_chip(escape_visible(p), f"word {i + 1}", i) for i, p in enumerate(q for q in cut if q))
         seen_html = (f"<div>the engine sees: <span style='font-family:monospace;white-space:pre;border:1px solid "
                      f"{PALETTE[7][0]};background:{PALETTE[7][1]};color:{TEXT};padding:0 3px'>"
                      f"{html.escape(seen)}</span></div>") if seen is not None else ""
@@ -592,7 +592,7 @@ def piece_count_chart(rows: Sequence[CountRow]):
         ax.set_title(name, fontsize=9)
         ax.set_xlim(0, max(values) * 1.25 + 1)
         ax.grid(axis="x", alpha=0.3)
-        ax.set_xlabel("pieces", fontsize=8)
+        ax.set_xlabel("words", fontsize=8)
     axes[0].set_yticks(list(y), labels, fontsize=7)
     for tick, r in zip(axes[0].get_yticklabels(), rows, strict=True):
         if r.label in ("gpt-2", "llama-bpe", "qwen2"):
@@ -692,13 +692,13 @@ def _marked_row(pieces: Sequence[str], others: set[tuple[int, int]], whose: str)
     for k, (piece, span) in enumerate(zip(pieces, _spans(pieces), strict=True)):
         label = escape_visible(piece)
         if span in others:
-            tip = f"{whose} piece {k + 1} of {len(pieces)}: the same in both"
+            tip = f"{whose} word {k + 1} of {len(pieces)}: the same in both"
             html_parts.append(_chip(label, tip, 1 + 3 * (k % 2)))
             text_parts.append(f"[{label}]")
         else:
             marked += 1
-            tip = (f"{whose} piece {k + 1} of {len(pieces)}, code points {span[0]} to {span[1] - 1}: "
-                   "the other row does not have this piece")
+            tip = (f"{whose} word {k + 1} of {len(pieces)}, code points {span[0]} to {span[1] - 1}: "
+                   "the other row does not have this word")
             html_parts.append(_chip(label, tip, 5, ";border-width:2px;border-style:dashed")
                               + '<span style="color:inherit;font-weight:bold">✗</span>')
             text_parts.append(f"[{label}]✗")
@@ -726,9 +726,9 @@ def yours_view(pre: str, text: str, module=None) -> Rendered:
         k = next((i for i, (a, b) in enumerate(zip(llama, mine, strict=False)) if a != b), min(len(llama), len(mine)))
         theirs = repr(llama[k]) if k < len(llama) else "nothing (its list ends)"
         ours = repr(mine[k]) if k < len(mine) else "nothing (your list ends)"
-        verdict = f"first difference at piece {k + 1}: llama.cpp's is {theirs}, yours {ours}"
+        verdict = f"first difference at word {k + 1}: llama.cpp's is {theirs}, yours {ours}"
         if "".join(mine) != text:
-            verdict += "; and your pieces do not join back to the text"
+            verdict += "; and your words do not join back to the text"
     lines = [head, f"  llama.cpp's {_count(len(llama))}: {l_text}", f"  yours {_count(len(mine))}: {y_text}",
              f"  ({yours.how})", verdict]
     rows = [("llama.cpp's", _count(len(llama)), l_html),
@@ -742,6 +742,76 @@ def _rows_html(head: str, rows: Sequence[tuple[str, str, str]], verdict: str) ->
                    for who, count, cells in rows)
     tail = f"<div style='margin:2px 0;font-weight:bold;color:inherit'>{html.escape(verdict)}</div>" if verdict else ""
     return f"<div>{_title_html(head)}<table>{body}</table>{tail}</div>"
+
+
+# --- two vocabularies side by side ---------------------------------------------------------------------
+
+
+def vocab_pieces(tok, text: str) -> list[str]:
+    """The words ``tok``'s pre-tokenizer cuts ``text`` into (:meth:`gguftok.Tokenizer.words`), as readable text
+    (a ``▁`` vocabulary keeps its ``▁``: one character for each space, so the places line up).
+
+    >>> from gguftok import Tokenizer
+    >>> vocab_pieces(Tokenizer.from_gguf("data/synthetic/byte-level-286.gguf"), "Hi  there 42")
+    ['Hi', ' ', ' there', ' ', '4', '2']
+    """
+    return [readable(w, tok.vocab.pre_config.byte_encode) for w in tok.words(text) if isinstance(w, str)]
+
+
+def vocab_splits(toks: Sequence[tuple[str, object]], text: str) -> Rendered:
+    """The same text cut by the pre-tokenizers of two vocabularies (``[(name, Tokenizer), ...]``), one under the
+    other: a piece that the other does not have at the same place is marked ✗ (and by a dashed red border),
+    then the piece counts and the first difference."""
+    (a, ta), (b, tb) = toks
+    pa, pb = vocab_pieces(ta, text), vocab_pieces(tb, text)
+    names = [f"{n} (pre {t.vocab.pre_config.pre!r}, pre-type {t.vocab.pre_config.type})" for n, t in toks]
+    a_html, a_text, _ = _marked_row(pa, set(_spans(pb)), f"{a}'s")
+    b_html, b_text, _ = _marked_row(pb, set(_spans(pa)), f"{b}'s")
+    if pa == pb:
+        verdict = f"the same {_count(len(pa))}"
+    else:
+        k = next((i for i, (x, y) in enumerate(zip(pa, pb, strict=False)) if x != y), min(len(pa), len(pb)))
+        xa = repr(pa[k]) if k < len(pa) else "nothing"
+        xb = repr(pb[k]) if k < len(pb) else "nothing"
+        verdict = f"{a} {len(pa)}, {b} {len(pb)} words; the first difference is word {k + 1}: {xa} against {xb}"
+    head = f"text: {escape_visible(text)}"
+    lines = [head, f"  {names[0]}, {_count(len(pa))}: {a_text}", f"  {names[1]}, {_count(len(pb))}: {b_text}",
+             verdict]
+    blocks = "".join(f"<div style='margin:4px 0 6px 0'>{_title_html(f'{name}, {_count(n)}:')}<div>{chips}</div></div>"
+                     for name, n, chips in ((names[0], len(pa), a_html), (names[1], len(pb), b_html)))
+    tail = f"<div style='margin:2px 0;font-weight:bold;color:inherit'>{html.escape(verdict)}</div>"
+    return Rendered(f"<div>{_title_html(head)}{blocks}{tail}</div>", "\n".join(lines))
+
+
+def vocab_split_explorer(text: str = LESSON_LINE, left: str = "qwen2", right: str = "gpt-2", folder=None):
+    """A text box and two choices of vocabulary (those with a pre-tokenizer: BPE) over :func:`vocab_splits`:
+    type and compare live. Each vocabulary is loaded on first choice and kept."""
+    import ipywidgets as W
+
+    from ..tokenizer import Tokenizer
+    from ..vocab import MODEL_TYPES
+    from .widgets import vocab_models
+
+    files = {n: p for n, (p, model) in vocab_models(folder).items() if MODEL_TYPES.get(model) == "bpe"}
+    box = W.Textarea(value=text, description="text", layout=W.Layout(width="95%", height="4em"))
+    wide = {"description_width": "initial"}  # "vocabulary" whole, in large type too
+    one = W.Dropdown(options=list(files), value=left, description="vocabulary", style=wide)
+    two = W.Dropdown(options=list(files), value=right, description="and", style=wide)
+    out = W.HTML()
+    loaded: dict[str, Tokenizer] = {}
+
+    def tok(name: str) -> Tokenizer:
+        if name not in loaded:
+            loaded[name] = Tokenizer.from_gguf(files[name])
+        return loaded[name]
+
+    def update(*_):
+        out.value = vocab_splits([(one.value, tok(one.value)), (two.value, tok(two.value))], box.value).html
+
+    for w in (box, one, two):
+        w.observe(update, names="value")
+    update()
+    return W.VBox([W.HBox([one, two]), box, out])
 
 
 # --- the explorer ---------------------------------------------------------------------------------------

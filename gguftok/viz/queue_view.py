@@ -407,6 +407,74 @@ def queue_player(frames: Sequence[Rendered], interval: int = 900):
     return W.VBox([W.HBox([play, slider]), stack])
 
 
+# ------------------------------------------------------------------------------------- any word, any vocabulary
+TOY_LABEL = "toy merges"
+
+
+def word_frames(model, text: str, *, top: int = 6) -> list[Rendered]:
+    """The frames of every word of ``text``, one word after the other: ``model`` is a byte-level BPE
+    :class:`~gguftok.Tokenizer` (the words its pre-tokenizer makes, each from :meth:`Tokenizer.trace
+    <gguftok.Tokenizer.trace>`) or a toy merge table (``{"l o": 0, ...}``; the words are cut at whitespace).
+    With several words each frame is headed by the word it shows.
+
+    >>> from gguftok.models.bpe import merge_ranks
+    >>> frames = word_frames(merge_ranks(["l o", "lo w"]), "low ow")
+    >>> len(frames), frames[0].text.splitlines()[0]
+    (4, "word 1 of 2: 'low'")
+    """
+    if isinstance(model, dict):
+        runs = [(w, queue_frames(w, model, top=top)) for w in text.split()]
+    else:
+        runs = [(wt.word, trace_frames(model, wt, top=top)) for wt in model.trace(text)]
+    if not runs:
+        msg = "type a word: its merges, pop by pop, play here"
+        return [Rendered(f'<div style="{_BOX}">{html.escape(msg)}</div>', msg)]
+    if len(runs) == 1:
+        return runs[0][1]
+    out = []
+    for k, (word, frames) in enumerate(runs, 1):
+        head = f"word {k} of {len(runs)}: {escape_visible(word)!r}"
+        for f in frames:
+            out.append(Rendered(f'<div style="font-weight:bold">{html.escape(head)}</div>{f.html}',
+                                f"{head}\n{f.text}"))
+    return out
+
+
+def byte_level_vocabs(folder=None) -> dict[str, object]:
+    """``{short name: path}`` of the byte-level BPE vocabularies among the fetched ``ggml-vocab-*.gguf``
+    (``tokenizer.ggml.model`` is ``gpt2``), read from each file's metadata once."""
+    from .widgets import vocab_models
+
+    return {name: path for name, (path, model) in vocab_models(folder).items() if model == "gpt2"}
+
+
+def queue_explorer(word: str = " tokenization", vocab: str = "qwen2", toy: dict[str, int] | None = None, *,
+                   folder=None, interval: int = 900):
+    """A word box, a vocabulary choice (the byte-level BPE vocabularies, and ``toy`` merges when given) and a
+    speed control over :func:`word_frames`: type any word and play its merge queue. Each vocabulary is loaded
+    on first choice and kept."""
+    import ipywidgets as W
+
+    from ..tokenizer import Tokenizer
+
+    files = byte_level_vocabs(folder)
+    options = ([TOY_LABEL] if toy is not None else []) + list(files)
+    box = W.Text(value=word, description="word", continuous_update=True)
+    choice = W.Dropdown(options=options, value=vocab if vocab in options else options[0], description="vocabulary")
+    loaded: dict[str, object] = {}
+
+    def frames(text: str, name: str) -> list[Rendered]:
+        if name == TOY_LABEL:
+            return word_frames(toy, text)
+        if name not in loaded:
+            loaded[name] = Tokenizer.from_gguf(files[name])
+        return word_frames(loaded[name], text)
+
+    from .widgets import frames_player
+
+    return frames_player(frames, [box, choice], interval=interval)
+
+
 # ------------------------------------------------------------------------------------ yours beside gguftok's
 Pop = tuple[int, int, str, str, bool]  # one pop of the student's trace: (rank, position, left, right, merged)
 

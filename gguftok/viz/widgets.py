@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from .vocab import vocab_page
 
 
@@ -68,3 +70,62 @@ def vocab_playground(render, controls, *, folder=None, vocab: str = "qwen2", sho
         w.observe(update, names="value")
     update()
     return choice, out
+
+
+def frames_player(make_frames, controls, *, interval: int = 900, above=()):
+    """A player over frames that ``make_frames(*values of controls)`` computes again at every change of the
+    ``controls`` (a word box, a vocabulary choice): Play, a frame slider and a speed control (milliseconds per
+    step) over a Stack of the frames, linked in JavaScript, so playing costs no kernel round trip. A
+    ``ValueError`` from ``make_frames`` is shown as a frame of text. ``above``: more widgets between the
+    controls and the player. Returns the whole box."""
+    import html
+
+    import ipywidgets as W
+
+    stack = W.Stack([W.HTML()], selected_index=0)
+    play = W.Play(value=0, min=0, max=0, step=1, interval=interval, description="play")
+    slider = W.IntSlider(value=0, min=0, max=0, description="step")
+    speed = W.IntSlider(value=interval, min=100, max=3000, step=100, description="ms / step")
+    W.jslink((play, "value"), (stack, "selected_index"))
+    W.jslink((slider, "value"), (stack, "selected_index"))
+    W.jslink((speed, "value"), (play, "interval"))
+
+    def update(*_):
+        try:
+            shown = [f.html for f in make_frames(*(c.value for c in controls))]
+        except ValueError as e:
+            shown = [f"<div>{html.escape(str(e))}</div>"]
+        play.playing = False
+        play.value = slider.value = 0
+        stack.selected_index = 0
+        stack.children = [W.HTML(h) for h in shown or ["<div>(nothing to show)</div>"]]
+        play.max = slider.max = max(len(shown) - 1, 0)
+
+    for c in (*controls, play, slider, speed):
+        if hasattr(c, "style") and hasattr(c.style, "description_width"):
+            c.style.description_width = "initial"  # "vocabulary", "ms / step" whole, in large type too
+    for c in controls:
+        c.observe(update, names="value")
+    update()
+    return W.VBox([W.HBox(list(controls)), *above, W.HBox([play, slider, speed]), stack])
+
+
+def vocab_models(folder=None) -> dict[str, tuple[object, str]]:
+    """``{short name: (path, tokenizer.ggml.model)}`` of every fetched ``ggml-vocab-*.gguf``, for a choice of
+    vocabularies that loads only the one chosen; each file's metadata is read once per folder."""
+    from pathlib import Path
+
+    from ..data import vocab_dir
+
+    return dict(_vocab_models(str(Path(folder or vocab_dir()))))
+
+
+@cache
+def _vocab_models(folder: str) -> tuple[tuple[str, tuple[object, str]], ...]:
+    from pathlib import Path
+
+    from ..metadata import read_metadata
+
+    paths = sorted(Path(folder).glob("ggml-vocab-*.gguf"))
+    return tuple((p.name.removeprefix("ggml-vocab-").removesuffix(".gguf"),
+                  (p, read_metadata(p).get("tokenizer.ggml.model"))) for p in paths)

@@ -297,3 +297,60 @@ def notebook_literal(notebook: str, name: str):
             value = node.value.args[0] if isinstance(node.value, ast.Call) else node.value
             return ast.literal_eval(value)
     raise LookupError(f"{notebook}.py assigns no literal to {name}")
+
+
+# ------------------------------------------------------------------------------------ instructor mode
+
+
+def present_flags() -> list[str]:
+    """The voila options ``make present`` serves the instructor's page with (read from the Makefile's recipe,
+    so the tests and the benchmark serve it the same way)."""
+    import shlex
+
+    lines = (REPO / "Makefile").read_text(encoding="utf-8").splitlines()
+    recipe = lines[lines.index("present: setup") + 1]
+    words = shlex.split(recipe)
+    return [w for w in words[words.index("notebooks/instructor.ipynb") + 1:] if not w.startswith("$(")]
+
+
+class Voila:
+    """``voila notebooks/instructor.ipynb`` on loopback, as ``make present`` starts it (``--no-browser``, a free
+    port), from the repository (the page reads ``twins/`` and ``../data`` relative to ``notebooks/``)."""
+
+    def __init__(self, root: Path, notebook: str = "notebooks/instructor.ipynb",
+                 flags: list[str] | None = None) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.root = root
+        flags = present_flags() if flags is None else flags
+        cmd = [sys.executable, "-m", "voila", notebook, *flags, "--no-browser", f"--port={self.port}",
+               "--Voila.ip=127.0.0.1", "--Voila.port_retries=0"]
+        self.log = (root / "voila.log").open("w")
+        self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+                                     env=dict(os.environ, HF_HUB_OFFLINE="1"))
+        deadline = time.monotonic() + 60
+        while True:  # listening (a GET of the page would run the notebook: that is the test's to do)
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"voila exited with {self.proc.returncode}: {self.log_tail()}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"voila did not listen within 60 s: {self.log_tail()}") from None
+                time.sleep(0.1)
+
+    def log_tail(self, n: int = 2000) -> str:
+        if not self.log.closed:
+            self.log.flush()
+        return (self.root / "voila.log").read_text(encoding="utf-8", errors="replace")[-n:]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(5)
+        self.log.close()

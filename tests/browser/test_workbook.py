@@ -197,6 +197,89 @@ def play_yours_beside(page, widget):
         wait_for_text(page, widget, html_text(page, frames[1].html))
 
 
+def _slider_to(widget, index: int, nth: int = 0):
+    """Press the arrow keys on the ``nth`` slider until it is at ``index`` (from 0, where a new input leaves it)."""
+    handle = widget.locator(".noUi-handle").nth(nth)
+    handle.focus()
+    for _ in range(index):
+        handle.press("ArrowRight")
+
+
+def play_typed_word(page, widget):
+    """The merge queue of any word: the toy merges on "lower" as the page opens, then a typed word with Qwen2's
+    merges, a step, another vocabulary; each time the frame is what word_frames renders for that input."""
+    from gguftok.models.bpe import merge_ranks
+    from gguftok.viz.queue_view import word_frames
+
+    toy = merge_ranks(notebook_literal("instructor", "TOY"))
+    word = widget.locator("input[type=text]").first.input_value()
+    wait_for_text(page, widget, html_text(page, word_frames(toy, word)[0].html))
+    _slider_to(widget, 1)
+    wait_for_text(page, widget, html_text(page, word_frames(toy, word)[1].html))
+    widget.locator("select").first.select_option("qwen2")
+    typed = " detokenization"
+    _type(page, widget, "input[type=text]", typed)
+    frames = word_frames(tok("qwen2"), typed)
+    wait_for_text(page, widget, html_text(page, frames[0].html))
+    _slider_to(widget, 2)
+    wait_for_text(page, widget, html_text(page, frames[2].html))
+    widget.locator("select").first.select_option("gpt-2")
+    wait_for_text(page, widget, html_text(page, word_frames(tok("gpt-2"), typed)[0].html))
+    assert widget.locator(".widget-play button").count() >= 1 and widget.get_by_text("ms / step").count() == 1
+
+
+def step_training(page, widget):
+    """BPE training: the page's corpus as it opens, then a typed corpus, stepped twice: each time the frame is
+    what training_frames renders for that corpus and number of merges."""
+    from gguftok.models.bpe_train import train_bpe
+    from gguftok.viz.training_view import training_frames
+
+    corpus = widget.locator("textarea").first.input_value()
+    merges = int(widget.locator("input[type=number]").first.input_value())
+    wait_for_text(page, widget, html_text(page, training_frames(corpus, merges)[0].html))
+    typed = "hug hug hug pug pun bun hugs hugs"
+    _type(page, widget, "textarea", typed)
+    frames = training_frames(typed, merges)
+    wait_for_text(page, widget, html_text(page, frames[0].html))
+    _slider_to(widget, 2)
+    wait_for_text(page, widget, html_text(page, frames[2].html))
+    step = train_bpe(typed, merges)[1]
+    assert f"new token {step.token!r}" in frames[2].text and step.token in shown_html_text(widget)
+
+
+def step_sentencepiece(page, widget):
+    """SentencePiece by score: the page's text, then a typed one stepped to its end (the byte fallback shown),
+    then another vocabulary; each time the frame is what spm_frames renders."""
+    from gguftok.viz.spm_view import spm_frames
+
+    text = widget.locator("input[type=text]").first.input_value()
+    wait_for_text(page, widget, html_text(page, spm_frames(tok("llama-spm"), text)[0].html))
+    typed = "naïve 🦙"
+    _type(page, widget, "input[type=text]", typed)
+    frames = spm_frames(tok("llama-spm"), typed)
+    wait_for_text(page, widget, html_text(page, frames[0].html))
+    _slider_to(widget, len(frames) - 1)
+    wait_for_text(page, widget, html_text(page, frames[-1].html))
+    assert "byte fallback" in shown_html_text(widget)
+    widget.locator("select").first.select_option("phi-3")
+    wait_for_text(page, widget, html_text(page, spm_frames(tok("phi-3"), typed)[0].html))
+
+
+def split_two_vocabularies(page, widget):
+    """Two vocabularies' pre-tokenizers on a typed text, then another second vocabulary: the view is what
+    vocab_splits renders each time."""
+    from gguftok.viz.pretokenize_view import vocab_splits
+
+    selects = widget.locator("select")
+    first, second = selects.nth(0).input_value(), selects.nth(1).input_value()
+    text = "Call 555-0123 at 10:30, won't you?\n    indent()"
+    _type(page, widget, "textarea", text)
+    wait_for_text(page, widget, html_text(page, vocab_splits([(first, tok(first)), (second, tok(second))], text).html))
+    selects.nth(1).select_option("llama-bpe")
+    wait_for_text(page, widget, html_text(page, vocab_splits([(first, tok(first)), ("llama-bpe", tok("llama-bpe"))],
+                                                             text).html))
+
+
 def flip_parse_special(page, widget):
     from gguftok.viz.special_view import playground_view
 
@@ -382,9 +465,10 @@ VIEWS = {
         View("byte_inspector(qwen2)", "byte-inspector", inspect_bytes),
         View("rank_lookup_widget(qwen2_merges", "rank-lookup", look_up_rank),
         View("merge_list_widget(qwen2_merges", "merge-list", page_merges),
+        View("training_player(CORPUS", "bpe-training", step_training),
         View("pretokenizer_explorer(LESSON_LINE", "pretokenizer-explorer", split_with_pretokenizer),
-        View("queue_player(lower)", "toy-queue-player", partial(step_toy_queue, notebook="instructor")),
-        View("queue_player(tokenization)", "qwen2-queue-player", play_qwen2_queue),
+        View("vocab_split_explorer(LESSON_LINE", "two-vocabulary-split", split_two_vocabularies),
+        View("queue_explorer(", "queue-explorer", play_typed_word),
         View("special_playground(", "special-playground", flip_parse_special),
         View("bos_explorer(", "bos-explorer", choose_bos_vocabulary),
         View("stream_player(streamed)", "stream-player", partial(play_stream, notebook="instructor",
@@ -392,6 +476,7 @@ VIEWS = {
         View("conformance_playground(", "conformance-playground", edit_ids),
         View("cache_explorer(prose)", "cache-explorer", resize_cache),
         View("families_playground(", "families-playground", choose_family),
+        View("spm_player(", "spm-step-through", step_sentencepiece),
         View("scoreboard_widget(", "scoreboard", grade_again),
     ],
 }
