@@ -27,9 +27,15 @@ IMPORT = "from gguftok.exercises import check, rerun  # noqa: E402"
 
 
 def intro(lesson: int) -> str:
-    modules = sorted({ex.module for ex in lesson_exercises(lesson) if ex.module})
+    modules = list(dict.fromkeys(ex.module for ex in lesson_exercises(lesson) if ex.module))  # in the exercises' order
+    if len(modules) > 1:
+        links = [f"[`mytok/{m}.py`](mytok/{m}.py)" for m in modules]
+        return (f"{HEADING}\n\n"
+                f"This notebook's stages are {', '.join(links[:-1])} and {links[-1]}: write the body of each\n"
+                "function named below in its file, save, and run its check (notebook 00, *How the exercises work*,\n"
+                "says what a check does).")
     if modules:
-        links = " and ".join(f"[`mytok/{m}.py`](mytok/{m}.py)" for m in modules)
+        links = f"[`mytok/{modules[0]}.py`](mytok/{modules[0]}.py)"
         return (f"{HEADING}\n\n"
                 f"This notebook's stage is {links}: write the body of each function named below there, save, and\n"
                 "run its check (notebook 00, *How the exercises work*, says what a check does).")

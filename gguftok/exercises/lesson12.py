@@ -12,7 +12,7 @@ from .capstone import assembled, is_written
 from .workspace import load
 
 _SYNTH = "byte-level-286.gguf"
-_VOCABS = ("qwen2", "llama-bpe", "gpt-2", "llama-spm")
+_VOCABS = ("qwen2", "llama-bpe", "gpt-2", "llama-spm", "bert-bge", "nomic-bert-moe")
 _TEXTS = ["Hello world", "Hello the cat", "2026", "héllo 😀", "<|im_start|>user\nHello<|im_end|>\n", ""]
 _ALPHABET = "ab Hello 2026 héllo 😀 世界\n\t'<|im_end|><s></s><|endoftext|>"
 _instances: dict[tuple[int, str], object] = {}
@@ -91,13 +91,16 @@ gguf_tokenizer = Exercise(
         "Write the class `GgufTokenizer`: `__init__(md)` keeps what encoding needs from the metadata dict,\n"
         "`from_gguf(path)` reads a file with your reader, `encode(text, add_special, parse_special)` and\n"
         "`decode(ids)`, calling your stages: `special.partition` first; for a byte-level BPE vocabulary\n"
-        "(`\"gpt2\"`) each text piece through `pretokenize.split`, `bytemap.encode_bytes` and\n"
+        "(`\"gpt2\"`) each text fragment through `pretokenize.split`, `bytemap.encode_bytes` and\n"
         "`merge_queue.word_ids`, with your `cache.LRUCache` in front; for SentencePiece (`\"llama\"`) the\n"
-        "space prefix and `▁` escaping, then `sentencepiece.spm_encode`; BOS and EOS from `bos_eos`;\n"
-        "`detokenize.detokenize` to decode. The docstrings in the file say each rule.\n\n"
-        "The check builds your class for the workbook's synthetic vocabulary and for Qwen2, Llama 3, GPT-2 and\n"
-        "Llama 2 (SentencePiece) and compares encode (random texts, every combination of the two flags) and\n"
-        "decode with gguftok's `Tokenizer`. A stage you have not written yet is the reference solution's."),
+        "space prefix and `▁` escaping, then `sentencepiece.spm_encode`; for WordPiece (`\"bert\"`) each word\n"
+        "of `wordpiece._words` through `wordpiece.wordpiece_word`; for Unigram (`\"t5\"`) `unigram._normalize`\n"
+        "then `unigram.unigram_encode`; BOS and EOS from `bos_eos`; `detokenize.detokenize` to decode. The\n"
+        "docstrings in the file say each rule.\n\n"
+        "The check builds your class for the workbook's synthetic vocabulary and for Qwen2, Llama 3, GPT-2,\n"
+        "Llama 2 (SentencePiece), BERT (WordPiece) and nomic-bert-moe (Unigram) and compares encode (random\n"
+        "texts, every combination of the two flags) and decode with gguftok's `Tokenizer`. A stage you have not\n"
+        "written yet is the reference solution's."),
     template="",
     reference=_ref,
     reference_name="gguftok.Tokenizer",

@@ -2,7 +2,8 @@
 
 The workbook's notebooks sit beside ``mytok/``, a package that belongs to the student: one module per stage
 of the pipeline, in gguftok's order (``metadata``, ``bytemap``, ``merges``, ``pretokenize``, ``merge_queue``,
-``special``, ``bos_eos``, ``detokenize``, ``conformance``, ``cache``, ``sentencepiece``, ``tokenizer``). It is
+``special``, ``bos_eos``, ``detokenize``, ``conformance``, ``cache``, ``sentencepiece``, ``wordpiece``, ``unigram``,
+``tokenizer``). It is
 committed as templates: every function has its signature, a docstring with a tiny example and ``raise
 NotImplementedError``. The student edits it in JupyterLab's editor; a check reads the file again every time,
 so an edit counts as soon as it is saved, without restarting the kernel, and nothing in a notebook ever
@@ -36,9 +37,10 @@ SOLUTION_PACKAGE = "mytok_solution"
 ENV = "GGUFTOK_WORKSPACE"
 SOLUTIONS_ENV = "GGUFTOK_SOLUTIONS"
 REPO = Path(__file__).resolve().parent.parent.parent
-# The stages in pipeline order: the module of each, and the lesson that writes it.
+# The stages in pipeline order: the module of each, and the lesson that writes it (LESSONS).
 STAGES = ("metadata", "bytemap", "merges", "pretokenize", "merge_queue", "special", "bos_eos", "detokenize",
-          "conformance", "cache", "sentencepiece", "tokenizer")
+          "conformance", "cache", "sentencepiece", "wordpiece", "unigram", "tokenizer")
+LESSONS = dict(zip(STAGES, (*range(1, 12), 11, 11, 12), strict=True))
 
 
 def workspace_dir() -> Path:

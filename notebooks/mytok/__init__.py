@@ -14,6 +14,8 @@ teaches the stage has you write it:
     conformance.py    09  run llama.cpp's own test files against a tokenizer
     cache.py          10  a word cache that remembers the most recently used words
     sentencepiece.py  11  the other big family: merges by score, with byte fallback
+    wordpiece.py      11  BERT's family: the longest token first, word by word
+    unigram.py        11  the best-scoring split of the whole text (Viterbi)
     tokenizer.py      12  GgufTokenizer: every stage above, assembled
 
 Every function starts as a template: its signature, a docstring with a tiny example, and

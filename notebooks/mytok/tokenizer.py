@@ -1,15 +1,17 @@
 """Stage 12: GgufTokenizer, every stage of your package assembled into one tokenizer (notebook 12).
 
-It handles the two families the workbook builds: byte-level BPE (``tokenizer.ggml.model`` is ``"gpt2"``:
-special tokens, pre-tokenizer, byte map, merge queue, word cache) and SentencePiece (``"llama"``: special tokens,
-space escaping, score-ordered merges with byte fallback). Use your own stages:
+It handles the four families the workbook builds: byte-level BPE (``tokenizer.ggml.model`` is ``"gpt2"``:
+special tokens, pre-tokenizer, byte map, merge queue, word cache), SentencePiece (``"llama"``: special tokens,
+space escaping, score-ordered merges with byte fallback), WordPiece (``"bert"``: BERT's words, greedy longest
+match, ``[CLS]`` ... ``[SEP]``) and Unigram (``"t5"``: the character map, then Viterbi). Use your own stages:
 ``from . import bos_eos, bytemap, cache, detokenize, merge_queue, merges, metadata, pretokenize, sentencepiece,
-special``.
+special, unigram, wordpiece``.
 """
 
 from __future__ import annotations
 
 import re
+import struct
 
 # Given: the tokenizer.ggml.pre values for which llama.cpp looks a whole word up before merging (notebook 05).
 IGNORE_MERGES = frozenset({
@@ -38,6 +40,15 @@ def _clean_spaces(data: bytes) -> bytes:
     return re.sub(rb" (?='(?:[sm]|re|ve))", b"", data)
 
 
+def _float32(x: float) -> float:
+    """Given: ``x`` rounded to the nearest 32-bit float.
+
+    >>> _float32(0.1)
+    0.10000000149011612
+    """
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
 class GgufTokenizer:
     """A GGUF file's tokenizer, built from its key/value metadata (the dict your ``read_metadata`` returns).
 
@@ -52,8 +63,14 @@ class GgufTokenizer:
         typed as control, 3, so that decoding leaves it out), the special tokens (06), BOS and EOS (07); for
         "gpt2" the merge ranks (03), the pre-tokenizer's regexes (04), whether the pre value ignores merges and
         whether it cleans up spaces when decoding (both given above), and a word cache of CACHE_SIZE words (10);
-        for "llama" the scores, the unknown token and ``tokenizer.ggml.add_space_prefix`` (default True).
-        Any other model: ValueError."""
+        for "llama" the scores, the unknown token and ``tokenizer.ggml.add_space_prefix`` (default True);
+        for "bert" the unknown and separator tokens, ``tokenizer.ggml.normalizer.lowercase`` (default True) and
+        ``.strip_accents`` (default: as lowercase), the longest token's length and a word cache; for "t5" the
+        tokens Viterbi may use (types 1, 4 and 5: normal, user-defined and unused), their scores (0.0 for a
+        user-defined one), the unknown token and its score (the lowest score of a normal token minus 10, in
+        32-bit floats: the given ``_float32``), the longest of those tokens' length,
+        ``tokenizer.ggml.precompiled_charsmap`` as bytes, ``add_space_prefix`` and
+        ``tokenizer.ggml.remove_extra_whitespaces`` (both default False). Any other model: ValueError."""
         raise NotImplementedError
 
     @classmethod
@@ -65,13 +82,17 @@ class GgufTokenizer:
         """Token ids, as llama_tokenize gives them: BOS if ``add_special`` and the file asks for it; the special
         tokens cut out (06); each piece of text encoded by its family; EOS likewise. SentencePiece puts a space
         before the first piece of text and before each piece that follows a special token (when
-        add_space_prefix), then writes every space as ``▁``."""
+        add_space_prefix), then writes every space as ``▁``. WordPiece encodes each of the piece's words (the
+        given ``wordpiece._words``) with your ``wordpiece_word`` and, with ``add_special``, ends with the
+        separator ``[SEP]``; Unigram normalises the piece (the given ``unigram._normalize``) and encodes it with
+        your ``unigram_encode``."""
         raise NotImplementedError
 
     def decode(self, ids: list[int]) -> str:
-        """The text of ``ids`` (08), special tokens left out; for SentencePiece the space its encoding added
-        at the start is removed; byte-level BPE cleans up spaces with the given ``_clean_spaces`` unless its pre
-        value is in CLEAN_SPACES_OFF. Invalid UTF-8 becomes U+FFFD."""
+        """The text of ``ids`` (08), special tokens left out; for SentencePiece and Unigram the space their
+        encoding added at the start is removed (when add_space_prefix); byte-level BPE cleans up spaces with the
+        given ``_clean_spaces`` unless its pre value is in CLEAN_SPACES_OFF, and WordPiece always does. Invalid
+        UTF-8 becomes U+FFFD."""
         raise NotImplementedError
 
 

@@ -14,11 +14,10 @@
 # ---
 
 # %% [markdown]
-# # 11 · SentencePiece, and the other tokenizer families
+# # 11 · SentencePiece, WordPiece and Unigram
 #
-# Notebooks 02 to 06 followed byte-level BPE: a byte map, a merge list, a pre-tokenizer regex. Not every
-# vocabulary works that way. The key `tokenizer.ggml.model` names the family, and llama.cpp runs a different
-# algorithm for each:
+# Notebooks 02 to 06 followed byte-level BPE: a byte map, a merge list, a pre-tokenizer regex. The key
+# `tokenizer.ggml.model` names the family, and llama.cpp runs a different algorithm for each:
 #
 # | `tokenizer.ggml.model` | llama.cpp name | idea |
 # |---|---|---|
@@ -29,15 +28,15 @@
 # | `rwkv` | RWKV | greedy longest match on raw bytes |
 # | `plamo2` | PLaMo-2 | best-scoring split over a byte-fallback vocabulary |
 #
-# SentencePiece (SPM), the family of Llama 1 and 2, Mistral and Phi-3, is the second family your own
-# tokenizer handles; the others get a short look at the end.
+# This notebook teaches SentencePiece (Llama 1 and 2, Mistral, Phi-3), WordPiece (BERT) and Unigram (T5,
+# XLM-R); your tokenizer handles all three in notebook 12.
 #
 # **After this notebook you can**
 #
-# - run SentencePiece's merge by hand: highest score first, leftmost on ties, only pairs that spell a token;
-# - explain the `▁` escaping, the prefix space after every special token, and `<0xXX>` byte fallback;
-# - write `spm_merge` and `spm_encode` in your own package, with llama.cpp's ids on Llama 2;
-# - tell the families apart on one sentence: WordPiece, Unigram, RWKV and PLaMo-2 beside BPE.
+# - run SentencePiece's merge by hand, and explain `▁`, the prefix space and `<0xXX>` byte fallback;
+# - match a word the WordPiece way, and say when the whole word becomes `[UNK]`;
+# - fill in Viterbi's table for a Unigram vocabulary and walk back to the best split;
+# - write all three in your own package, with llama.cpp's ids on Llama 2, BERT and nomic-bert-moe.
 
 # %%
 from gguftok import Tokenizer
@@ -58,6 +57,13 @@ from gguftok.viz.families_view import (
     wordpiece_view,
 )
 from gguftok.viz.languages_view import SAMPLES
+from gguftok.exercises.lesson11 import (
+    lattice_table,
+    toy_unigram,
+    toy_wordpiece,
+    viterbi_steps,
+    wordpiece_steps,
+)
 
 
 def load(name):
@@ -114,10 +120,9 @@ print(llama_spm.n_vocab, "tokens;", ids)
 pieces_table(llama_spm, ids)
 
 # %% [markdown]
-# These are the ids `llama-tokenize` prints for the same text at the pinned llama.cpp. The real vocabulary has
-# `ör`, so `wörld` needs no fallback; the emoji has no token, nor has any pair of its bytes, so it becomes four
-# byte tokens, and the space before it is a token of its own, `▁` (29871). The byte tokens start at id 3: byte
-# *b* is id *b* + 3.
+# These are the ids `llama-tokenize` prints for the same text. The real vocabulary has `ör`, so `wörld` needs
+# no fallback; the emoji has no token, nor any pair of its bytes, so it becomes four byte tokens, and the space
+# before it is a token of its own, `▁` (29871). Byte *b* is id *b* + 3.
 #
 # ### A `▁` after every special token
 #
@@ -142,27 +147,13 @@ print(repr(llama_spm.decode(ids)))       # starts with <s>: the space stays
 print(repr(llama_spm.decode(ids[1:])))   # starts with ▁Hello: the space is removed
 
 # %% [markdown]
-# ### Phi-3 and Baichuan
-#
-# Phi-3 reuses the Llama 2 vocabulary (plus chat tokens), so it gives the same ids on ordinary text. Baichuan
-# is a SentencePiece vocabulary with many Chinese words, so Chinese text needs far fewer tokens:
-
-# %%
-phi3, baichuan = load("phi-3"), load("baichuan")
-for text in ["Hello wörld 😀", "我们今天去公园散步。"]:
-    for name, tok in [("llama-spm", llama_spm), ("phi-3", phi3), ("baichuan", baichuan)]:
-        print(family_view(tok, text, title=f"{name} (vocabulary of {tok.n_vocab:,})").text)
-    print()
-
-# %% [markdown]
 # ## What the merge is given: escaped text
 #
-# Each piece of raw text the special-token partition leaves gets **the prefix**, one space in front if it
-# comes first or right after a special token (unless `tokenizer.ggml.add_space_prefix` is `false`; Llama 2's
-# file has no such key: on), then **the escape**: every space becomes `▁`, and nothing else changes.
-# `spm_escape` does both. Your tokenizer in notebook 12 hands each escaped piece to your `spm_encode`, with
-# `token_ids` (each token's text to its id), `scores` (each id's score) and the unknown token's id, all read
-# from the file. For `<s>Hi<s> there` the pieces are `Hi` and ` there`, both after a special token:
+# Each fragment of raw text the special-token partition leaves gets **the prefix**, a space in front if it
+# comes first or right after a special token (unless `tokenizer.ggml.add_space_prefix` is `false`), then
+# **the escape**: every space becomes `▁`. `spm_escape` does both. Your tokenizer in notebook 12 hands each
+# escaped fragment to your `spm_encode` with `token_ids`, `scores` and the unknown token's id, all read from
+# the file. For `<s>Hi<s> there` the fragments are `Hi` and ` there`:
 
 # %%
 md = llama_spm.vocab.md
@@ -181,17 +172,10 @@ print("the whole text:", llama_spm.encode("<s>Hi<s> there", add_special=False, p
 # %% [markdown]
 # ## Now write it: `mytok/sentencepiece.py`
 #
-# Open [`mytok/sentencepiece.py`](mytok/sentencepiece.py). It has two functions to write, each with its check
-# in the exercises below:
-#
-# - `spm_merge(text, token_ids, scores)`: the merge, returning the symbols left. A loop that scans every pair
-#   again before each merge gives the right symbols; llama.cpp uses a queue like notebook 05's, highest score
-#   first (`heapq` with `(-score, position, ...)` entries), skipping entries whose symbols have changed;
-# - `spm_encode(text, token_ids, scores, unk_id)`: your merge, then the ids. Every merge makes a token, so a
-#   symbol that is not one is a single character: it becomes its UTF-8 bytes, each the token `<0xNN>` (`NN`
-#   in upper-case hex), or `unk_id` for a byte that has no such token.
-#
-# Here are the symbols the merge leaves for the example above, and what each becomes:
+# [`mytok/sentencepiece.py`](mytok/sentencepiece.py) has two functions to write: `spm_merge`, the merge, and
+# `spm_encode`, the merge then the ids. A loop that scans every pair again before each merge gives the right
+# symbols; llama.cpp uses a queue like notebook 05's, highest score first (`heapq` with `(-score, position,
+# ...)` entries). Here are the symbols the merge leaves for the example above, and what each becomes:
 
 # %%
 from gguftok.models.spm import spm_merge  # noqa: E402
@@ -206,9 +190,8 @@ for sym in symbols:
         print(f"{sym.decode()!r:>9}: no token; its bytes {fallback} -> {[token_ids[t] for t in fallback]}")
 
 # %% [markdown]
-# The checks use the toy vocabulary with an unknown token added after the byte tokens, as these three names.
-# The cell after runs your `spm_encode` beside gguftok's tokenizer on the real Llama 2 vocabulary, reading your
-# file afresh each time.
+# The checks' toy vocabulary, with an unknown token added, under three names; then your `spm_encode` beside
+# gguftok's on Llama 2.
 
 # %%
 from gguftok.exercises import workspace  # noqa: E402
@@ -227,98 +210,113 @@ for text in ["Hello world", "Hello wörld 😀", "  Hi", "Tokenizers are unbelie
     same = "" if isinstance(yours, str) else ("  same" if yours == expected else "  DIFFERENT")
     print(f"{text!r:>32}: gguftok {expected}\n{'':>32}  yours   {yours}{same}")
 
+
 # %% [markdown]
-# ## WordPiece: BERT (`bert-bge`)
+# ## WordPiece: the longest token first (`bert-bge`)
 #
-# WordPiece works word by word. The text is lower-cased, accents are removed, and every punctuation mark
-# becomes a word of its own (`gguftok.models.wpm.preprocess`); then each word is matched greedily, the longest
-# token that starts it, then the longest that continues it. In the GGUF file a token that starts a word begins
-# with `▁` (BERT's own files mark the continuations with `##` instead). A BERT vocabulary adds `[CLS]` in
-# front and `[SEP]` at the end.
+# WordPiece's pre-tokenizer lower-cases the text, strips accents (`é` becomes `e`), cuts at whitespace, and
+# makes every punctuation mark and Chinese character a word alone. Each word is matched **greedily**:
+#
+# 1. put `▁` in front of the word: in the GGUF file a token that starts a word begins with `▁`, and one that
+#    continues a word (BERT's `##izer`) has no mark;
+# 2. from where you are, take the **longest** token that the rest of the word starts with, and move past it;
+# 3. repeat until the word is used up. If at some place no token starts the rest, the whole word becomes one
+#    `[UNK]`, and what was matched before is dropped.
+#
+# A toy vocabulary shows the three outcomes. No token is longer than `WP_MAX` characters, so the search at
+# each place starts at that length (llama.cpp's `max_token_len`):
+
+# %%
+WP_IDS, WP_UNK, WP_MAX = toy_wordpiece()
+print(len(WP_IDS), "tokens:", " ".join(WP_IDS), "| the longest has", WP_MAX, "characters")
+for word in ["tokenizers", "unable", "tokenx"]:
+    print(wordpiece_steps(word, WP_IDS, WP_UNK, WP_MAX), end="\n\n")
+
+# %% [markdown]
+# At place 6 of `▁tokenizers` the rest starts with `iz`, `ize` and `izer`: the longest wins, and greedy never
+# looks back. In `tokenx` no token starts with `x`, so the word is `[UNK]` alone. llama.cpp puts no limit on
+# the length of a word.
+#
+# On the real BERT vocabulary (the whole encoding adds `[CLS]` in front and `[SEP]` at the end), `wörld`
+# loses its accent before any token is chosen:
 
 # %%
 bert = load("bert-bge")
 wordpiece_view(bert, "Hello, wörld! Tokenizers are unbelievable.")
 
 # %% [markdown]
-# ## Unigram: `nomic-bert-moe`
+# Your `mytok/wordpiece.py` comes with that pre-tokenizer written out (`_words`, on Python's `unicodedata`;
+# llama.cpp's own Unicode tables differ only on characters newer than Python's).
 #
-# A Unigram vocabulary first **normalises** the text with a character map stored in the file
-# (`tokenizer.ggml.precompiled_charsmap`), in the style of Unicode NFKC: full-width letters become ASCII, a
-# circled digit a digit, spaces `▁`. Then it picks, among all ways to split the result into tokens, the one
-# with the highest total score (the Viterbi algorithm). It lower-cases nothing (`Ｈｅｌｌｏ` becomes `Hello`),
-# and the full-width text and the plain one get the same ids:
+# ## Unigram: the best-scoring split (`nomic-bert-moe`)
+#
+# Unigram neither merges nor matches greedily. Each token has a score, a log-probability, and among **all**
+# the ways to cut the text into tokens it takes the one whose scores add up to the most.
+#
+# First the text is **normalised** with a character map stored in the file
+# (`tokenizer.ggml.precompiled_charsmap`), in the style of Unicode NFKC; then each run of spaces becomes one
+# `▁` in front of the next word. It lower-cases nothing:
 
 # %%
 nomic = load("nomic-bert-moe")
 normalize_view(nomic, ["ｈｅｌｌｏ", "①②", "Ｈｅｌｌｏ　ｗｏｒｌｄ", "ﬁne", "hello  world"])
+
+# %% [markdown]
+# ### The lattice
+#
+# Take a toy vocabulary and the normalised text `▁hug`. The **lattice** lists, at each position, every token
+# that starts there and the position it leads to:
+
+# %%
+UG_IDS, UG_SCORES, UG_UNK, UG_UNK_SCORE, UG_MAX = toy_unigram()
+print(f"{len(UG_IDS)} tokens, and <unk> (id {UG_UNK}), which scores {UG_UNK_SCORE}")
+print(lattice_table("▁hug", UG_IDS, UG_SCORES, UG_MAX))
+
+# %% [markdown]
+# ### Viterbi, step by step
+#
+# Viterbi fills in, for each position *e*, `best[e]`: the highest total score of a split of the text up to
+# *e*, the token that ends it and where that token starts. `best[0]` is 0.0, the empty split.
+#
+# 1. Go through the start positions from left to right; `best[start]` is final when you reach it.
+# 2. For each token that starts there, `best[start]` plus its score is a candidate for `best[end]`; keep it
+#    only if it is **strictly** higher, so on a tie the earlier start stays.
+# 3. If no token of one character starts there, the unknown token may step over that character.
+# 4. Walk back from the last position to 0, token by token; reverse what you collected.
+
+# %%
+print(viterbi_steps("▁hug", UG_IDS, UG_SCORES, UG_UNK, UG_UNK_SCORE, UG_MAX))
+
+# %% [markdown]
+# `▁hug` alone scores −8.0, but `▁` then `hug` scores −7.0: Viterbi takes two tokens where a greedy match
+# would take the longest. Keeping only the best split per position makes the work grow with the text's length
+# times the longest token's, not with the number of splits.
+#
+# **Unknown characters.** llama.cpp scores the unknown token at the lowest score of a normal token minus 10
+# (here −8.0 − 10 = −18.0), so it is chosen only where no token fits, and unknown tokens next to each other in
+# the result become one:
+
+# %%
+print(viterbi_steps("▁hxxg", UG_IDS, UG_SCORES, UG_UNK, UG_UNK_SCORE, UG_MAX))
+
+# %% [markdown]
+# On the real vocabulary, the full-width text and the plain one get the same ids:
 
 # %%
 print(family_view(nomic, "ｈｅｌｌｏ ① world", title="nomic-bert-moe").text)
 print(family_view(nomic, "hello 1 world", title="nomic-bert-moe").text)
 
 # %% [markdown]
-# ## RWKV and PLaMo-2 (synthetic vocabularies)
-#
-# llama.cpp's test set has no RWKV or PLaMo-2 vocabulary, so this project builds small synthetic ones
-# (`data/synthetic/`). RWKV matches the longest token in raw bytes, greedily, with no `▁` and no
-# normalisation; PLaMo-2 finds the best-scoring split and falls back to `<0xXX>` byte tokens.
-
-# %%
-rwkv = Tokenizer.from_gguf("../data/synthetic/rwkv.gguf")
-plamo2 = Tokenizer.from_gguf("../data/synthetic/plamo2.gguf")
-for name, tok in [("rwkv", rwkv), ("plamo2", plamo2)]:
-    print(family_view(tok, "Hello wörld", title=name).text)
-
-# %% [markdown]
-# ## One sentence, every test vocabulary
-#
-# One sentence through all of llama.cpp's test vocabularies, with the special tokens each adds, sorted by
-# family. Llama 2 and Phi-3 spend four byte tokens on the emoji; Baichuan has it as one token; WordPiece drops
-# the accent (`wörld` is `world`, 2088) and has no token for the emoji: `[UNK]` (100).
-
-# %%
-TOKS = load_all()
-print(len(TOKS), "vocabularies")
-compare_families(TOKS, "Hello wörld 😀")
-
-# %% [markdown]
-# The same idea for one sentence in four languages, without special tokens: a few vocabularies that make the
-# point, every one in the toggle and in the figure.
-
-# %%
-SENTENCES = {lang: SAMPLES[lang] for lang in ("English", "German", "Chinese", "Russian")}  # notebook 01's
-COUNTS = token_counts(TOKS, SENTENCES)
-counts_table(COUNTS, ["gpt-2", "llama-spm", "baichuan", "qwen2", "gemma-4"])
-
-# %% tags=["nbval-ignore-output"]
-counts_figure(COUNTS, {n: t.vocab.type for n, t in TOKS.items()});
-
-# %% [markdown]
-# English costs about the same everywhere. GPT-2, trained mostly on English, spends several times as many
-# tokens on Chinese and Russian as the vocabularies trained on more languages.
-#
-# ## Try it
-#
-# Type a text and pick a vocabulary file. Things to try: an emoji with `llama-spm` (byte fallback), full-width
-# letters with `nomic-bert-moe` (normalised), accents with `bert-bge` (removed), Chinese with `baichuan`.
-
-# %% tags=["nbval-ignore-output"]
-from gguftok.viz.families_view import families_playground  # noqa: E402
-
-families_playground(text="Hello wörld 😀", vocab="ggml-vocab-llama-spm.gguf")
-
-# %% [markdown]
-# The view it shows, for its starting text and vocabulary:
-
-# %%
-family_view(TOKS["llama-spm"], "Hello wörld 😀", title="llama-spm")
+# Your `mytok/unigram.py` comes with the normaliser written out, `_normalize`, for a vocabulary without
+# user-defined tokens such as this one: llama.cpp lets those through unnormalised, scoring 0. It also walks a
+# trie instead of trying every length.
 
 # %% [markdown]
 # ## Exercises
 #
-# This notebook's stage is [`mytok/sentencepiece.py`](mytok/sentencepiece.py): write the body of each function named below there, save, and
-# run its check (notebook 00, *How the exercises work*, says what a check does).
+# This notebook's stages are [`mytok/sentencepiece.py`](mytok/sentencepiece.py), [`mytok/wordpiece.py`](mytok/wordpiece.py) and [`mytok/unigram.py`](mytok/unigram.py): write the body of each
+# function named below in its file, save, and run its check (notebook 00, *How the exercises work*,
+# says what a check does).
 
 # %%
 from gguftok.exercises import check, rerun  # noqa: E402
@@ -326,15 +324,13 @@ from gguftok.exercises import check, rerun  # noqa: E402
 # %% [markdown]
 # ### Exercise 11.spm_merge: merge by score
 #
-# Write `spm_merge(text, token_ids, scores)`, SentencePiece's merge: start with one symbol per
-# character of `text` (its spaces are already `▁`); as long as two neighbouring symbols together spell
-# a token (a key of `token_ids`), merge the pair whose token has the **highest score**
-# (`scores[token_ids[pair]]`), the **leftmost** on ties; return the symbols left. llama.cpp does it with
-# a queue of pairs and skips the entries that have gone stale, as notebook 05 did with ranks.
+# Write `spm_merge(text, token_ids, scores)`: start with one symbol per character of `text`; while
+# two neighbours together spell a token (a key of `token_ids`), merge the pair whose token has the
+# **highest score** (`scores[token_ids[pair]]`), the **leftmost** on ties; return the symbols left.
 #
 # The check uses the toy vocabulary (`TOY_IDS, TOY_SCORES`) on this notebook's texts and 100 random
-# ones, 150 small random vocabularies with many equal scores, and Llama 2's real vocabulary on the
-# words and the whole texts of llama.cpp's own test file, against `gguftok.models.spm.spm_merge`.
+# ones, 150 small random vocabularies with many equal scores, and Llama 2's vocabulary on the words
+# and texts of llama.cpp's test file, against `gguftok.models.spm.spm_merge`.
 #
 # Write it in [`mytok/sentencepiece.py`](mytok/sentencepiece.py).
 
@@ -344,16 +340,13 @@ check("11.spm_merge")
 # %% [markdown]
 # ### Exercise 11.spm_encode: SentencePiece, whole: merge, then ids with byte fallback
 #
-# Write `spm_encode(text, token_ids, scores, unk_id)`: merge `text` with your `spm_merge`, then give
-# each symbol its id. A symbol that is not a token (a character of no token at all, since every merge
-# makes a token) becomes its UTF-8 bytes, one `<0xNN>` token per byte with the byte in upper-case hex
-# (`é` is `<0xC3>` `<0xA9>`); a byte whose `<0xNN>` token the vocabulary lacks becomes `unk_id`.
+# Write `spm_encode(text, token_ids, scores, unk_id)`: your `spm_merge`, then each symbol's id. A
+# symbol that is not a token becomes its UTF-8 bytes, one `<0xNN>` token per byte (upper-case hex:
+# `é` is `<0xC3>` `<0xA9>`); a byte without such a token becomes `unk_id`.
 #
-# The check uses the toy vocabulary (`TOY_IDS, TOY_SCORES`) on this notebook's texts and 100 random
-# ones, the toy vocabulary without its non-ASCII byte tokens on 40 more, and the real Llama 2 and Phi-3
-# vocabularies: words and whole texts of llama.cpp's own test files, escaped as the tokenizer escapes
-# them, and 30 random texts in many scripts each. The expected ids are those of
-# `gguftok.models.spm.SPMModel`, which are llama.cpp's.
+# The check uses the toy vocabulary on this notebook's texts and 100 random ones, the toy vocabulary
+# without its non-ASCII byte tokens on 40 more, and Llama 2's and Phi-3's vocabularies on the words and
+# texts of llama.cpp's test files and 30 random texts each, against `gguftok.models.spm.SPMModel`.
 #
 # Write it in [`mytok/sentencepiece.py`](mytok/sentencepiece.py).
 
@@ -361,17 +354,51 @@ check("11.spm_merge")
 check("11.spm_encode")
 
 # %% [markdown]
+# ### Exercise 11.wordpiece_word: WordPiece: the longest token first
+#
+# Write `wordpiece_word(word, token_ids, unk_id, max_len)`: put `▁` in front of the word, then from the
+# start take the **longest** token (a key of `token_ids`, at most `max_len` characters) that the rest
+# starts with, and go on after it; return the ids. If at some place no token fits, return `[unk_id]`.
+#
+# The check uses the toy vocabulary on this notebook's words and 100 random ones, and bert-bge's
+# on the words of llama.cpp's test file, 150 words glued from its tokens and the words of 60
+# random texts, against `gguftok.models.wpm.WPMModel`.
+#
+# Write it in [`mytok/wordpiece.py`](mytok/wordpiece.py).
+
+# %%
+check("11.wordpiece_word")
+
+# %% [markdown]
+# ### Exercise 11.unigram_encode: Unigram: the best-scoring split, by Viterbi
+#
+# Write `unigram_encode(text, token_ids, scores, unk_id, unk_score, max_len)`, Viterbi on normalised
+# text: a token (a key of `token_ids`, at most `max_len` characters) adds `scores[id]`; where no
+# one-character token starts, `unk_id` may step over one character, adding `unk_score`. Keep a candidate
+# only if it is **strictly** better, walk back from the end, and make unknowns next to each other one.
+#
+# The check uses the toy vocabulary on this notebook's texts and 100 random ones, 150 small
+# random vocabularies with many equal scores, and nomic-bert-moe's on normalised texts (llama.cpp's
+# recorded ones for it, those of its test file for bert-bge, 40 random ones) and their words, against
+# `gguftok.models.ugm.UGMModel`.
+#
+# Write it in [`mytok/unigram.py`](mytok/unigram.py).
+
+# %%
+check("11.unigram_encode")
+
+# %% [markdown]
 # ## Recap
 #
-# - SentencePiece has no merge list: it merges the neighbouring pair whose token scores highest, leftmost on
-#   ties, so merges do not run left to right, and a pair merges only once both halves exist.
-# - Spaces are `▁`; one `▁` goes in front of the text and of every raw fragment after a special token
-#   (unless `tokenizer.ggml.add_space_prefix` is false), and decoding removes only the first one.
-# - A character with no token becomes its UTF-8 bytes as `<0xXX>` tokens (in Llama 2, byte *b* is id *b* + 3);
-#   every merge makes a token, so only single characters ever need it.
-# - WordPiece lower-cases, strips accents, splits punctuation, matches the longest token greedily and adds
-#   `[CLS]`/`[SEP]`; Unigram normalises with the file's character map, then picks the best-scoring split.
-# - RWKV matches the longest byte string greedily; PLaMo-2 picks the best-scoring split with byte fallback.
+# - SentencePiece merges the neighbouring pair whose token scores highest, leftmost on ties; a pair merges only
+#   once both halves exist.
+# - Spaces are `▁`; one goes in front of the text and of every fragment after a special token, and decoding
+#   removes only the first one.
+# - A character with no token becomes its UTF-8 bytes as `<0xXX>` tokens; only single characters need it.
+# - WordPiece matches each word greedily, the longest token first after a `▁`; where no token fits, the whole
+#   word is `[UNK]`.
+# - Unigram normalises with the file's character map; Viterbi keeps the best score ending at each position
+#   and walks back. The unknown token scores the lowest score minus 10; unknowns next to each other are one.
 
 # %% [markdown]
 # ## Self-check
@@ -379,34 +406,41 @@ check("11.spm_encode")
 # 1. In the toy vocabulary `▁Hello` scores −3.0 and `ld` only −4.5, yet `ld` merges first and `▁Hello` last.
 #    Why?
 #
-#    <details><summary>Answer</summary>A pair can merge only when both its halves are already symbols.
-#    <code>▁Hello</code> needs <code>▁Hel</code> and <code>lo</code>, and <code>▁Hel</code> is built by the low-scoring merges <code>▁H</code> and <code>▁He</code>; <code>ld</code> is a pair
-#    of two characters from the start.</details>
+#    <details><summary>Answer</summary>
 #
-# 2. What does the merge see for `<s>Hi<s> there` with `parse_special=True`, and why?
+#    A pair merges only when both halves are symbols: `▁Hello` needs `▁Hel`, built by the low-scoring `▁H` and
+#    `▁He`; `ld` is a pair from the start.
+#    </details>
 #
-#    <details><summary>Answer</summary>Two pieces, <code>▁Hi</code> and <code>▁▁there</code>: each raw fragment after a special token
-#    gets a space in front, and every space becomes <code>▁</code>. The <code>&lt;s&gt;</code> tokens are ids already and never reach the
-#    merge.</details>
-#
-# 3. After the merge a symbol is not a token. Why can it only be one character, and what does `spm_encode`
+# 2. After the merge a symbol is not a token. Why can it only be one character, and what does `spm_encode`
 #    give for it?
 #
-#    <details><summary>Answer</summary>Every merge makes a token, so any symbol of two or more characters is a
-#    token. A lone character without a token becomes one <code>&lt;0xNN&gt;</code> token per UTF-8 byte (<code>unk_id</code> for a byte
-#    the vocabulary lacks): the emoji in Llama 2 is 243 162 155 131.</details>
+#    <details><summary>Answer</summary>
 #
-# 4. `ｈｅｌｌｏ ① world` and `hello 1 world` give the same ids in `nomic-bert-moe`. Which step makes them
-#    equal?
+#    Every merge makes a token, so a longer symbol is a token. A lone character becomes one `<0xNN>` token per
+#    UTF-8 byte (`unk_id` for a byte without one): the emoji in Llama 2 is 243 162 155 131.
+#    </details>
 #
-#    <details><summary>Answer</summary>Unigram's normalisation with the file's precompiled character map:
-#    full-width letters become ASCII and the circled digit a digit, so both texts are the same string before
-#    any token is chosen.</details>
+# 3. The toy WordPiece vocabulary has `▁token`. Why is `tokenx` one `[UNK]` and not `▁token` then `[UNK]`?
+#
+#    <details><summary>Answer</summary>
+#
+#    When no token starts the rest of a word, WordPiece drops what it matched: the whole word is unknown.
+#    </details>
+#
+# 4. Greedy longest match gives `▁hug` for the toy Unigram text, Viterbi `▁` and `hug`. What makes the
+#    difference?
+#
+#    <details><summary>Answer</summary>
+#
+#    Viterbi compares whole splits: `▁hug` scores −8.0, `▁` plus `hug` −2.0 − 5.0 = −7.0, which is higher.
+#    </details>
 
 # %% [markdown] jp-MarkdownHeadingCollapsed=true
 # ## Going deeper
 #
-# llama.cpp's own SentencePiece session, two of its edge cases, and BERT's added tokens.
+# llama.cpp's own SentencePiece session, two of its edge cases, BERT's added tokens, and the other families
+# and vocabularies side by side.
 
 # %% [markdown]
 # ### llama.cpp's SentencePiece session
@@ -446,3 +480,74 @@ print(repr(llama_spm.decode(llama_spm.encode("Hello wörld 😀"), remove_specia
 
 # %%
 family_view(bert, "Hello, wörld! Tokenizers are unbelievable.", title="bert-bge")
+
+# %% [markdown]
+# ### Phi-3 and Baichuan
+#
+# Phi-3 reuses the Llama 2 vocabulary (plus chat tokens), so it gives the same ids on ordinary text. Baichuan
+# is a SentencePiece vocabulary with many Chinese words, so Chinese text needs far fewer tokens:
+
+# %%
+phi3, baichuan = load("phi-3"), load("baichuan")
+for text in ["Hello wörld 😀", "我们今天去公园散步。"]:
+    for name, tok in [("llama-spm", llama_spm), ("phi-3", phi3), ("baichuan", baichuan)]:
+        print(family_view(tok, text, title=f"{name} (vocabulary of {tok.n_vocab:,})").text)
+    print()
+
+
+# %% [markdown]
+# ### RWKV and PLaMo-2 (synthetic vocabularies)
+#
+# llama.cpp's test set has no RWKV or PLaMo-2 vocabulary, so this project builds small synthetic ones
+# (`data/synthetic/`). RWKV matches the longest token in raw bytes, greedily, with no `▁` and no
+# normalisation; PLaMo-2 finds the best-scoring split and falls back to `<0xXX>` byte tokens.
+
+# %%
+rwkv = Tokenizer.from_gguf("../data/synthetic/rwkv.gguf")
+plamo2 = Tokenizer.from_gguf("../data/synthetic/plamo2.gguf")
+for name, tok in [("rwkv", rwkv), ("plamo2", plamo2)]:
+    print(family_view(tok, "Hello wörld", title=name).text)
+
+# %% [markdown]
+# ### One sentence, every test vocabulary
+#
+# One sentence through all of llama.cpp's test vocabularies, with the special tokens each adds, sorted by
+# family. Llama 2 and Phi-3 spend four byte tokens on the emoji; Baichuan has it as one token; WordPiece drops
+# the accent (`wörld` is `world`, 2088) and has no token for the emoji: `[UNK]` (100).
+
+# %%
+TOKS = load_all()
+print(len(TOKS), "vocabularies")
+compare_families(TOKS, "Hello wörld 😀")
+
+# %% [markdown]
+# The same idea for one sentence in four languages, without special tokens: a few vocabularies that make the
+# point, every one in the toggle and in the figure.
+
+# %%
+SENTENCES = {lang: SAMPLES[lang] for lang in ("English", "German", "Chinese", "Russian")}  # notebook 01's
+COUNTS = token_counts(TOKS, SENTENCES)
+counts_table(COUNTS, ["gpt-2", "llama-spm", "baichuan", "qwen2", "gemma-4"])
+
+# %% tags=["nbval-ignore-output"]
+counts_figure(COUNTS, {n: t.vocab.type for n, t in TOKS.items()});
+
+# %% [markdown]
+# English costs about the same everywhere. GPT-2, trained mostly on English, spends several times as many
+# tokens on Chinese and Russian as the vocabularies trained on more languages.
+#
+# ### Try it
+#
+# Type a text and pick a vocabulary file. Things to try: an emoji with `llama-spm` (byte fallback), full-width
+# letters with `nomic-bert-moe` (normalised), accents with `bert-bge` (removed), Chinese with `baichuan`.
+
+# %% tags=["nbval-ignore-output"]
+from gguftok.viz.families_view import families_playground  # noqa: E402
+
+families_playground(text="Hello wörld 😀", vocab="ggml-vocab-llama-spm.gguf")
+
+# %% [markdown]
+# The view it shows, for its starting text and vocabulary:
+
+# %%
+family_view(TOKS["llama-spm"], "Hello wörld 😀", title="llama-spm")

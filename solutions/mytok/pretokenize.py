@@ -2,9 +2,9 @@
 
 Byte-level BPE never merges across a word boundary, so the text is first cut into words. A model's rule is a
 list of regular expressions, named in the GGUF file by ``tokenizer.ggml.pre``, and applied as llama.cpp does:
-the first regex cuts the whole text; each next regex cuts every piece the previous ones left, one piece at a
-time; the text between two matches (or before the first, or after the last) stays a piece of its own; a
-match of no characters makes no piece. Use the third-party ``regex`` module (``import regex``): it knows
+the first regex cuts the whole text; each next regex cuts every word the previous ones left, one word at a
+time; the text between two matches (or before the first, or after the last) stays a word of its own; a
+match of no characters makes no word. Use the third-party ``regex`` module (``import regex``): it knows
 ``\\p{L}`` (any letter) and ``\\p{N}`` (any number), which Python's own ``re`` does not.
 """
 
@@ -84,8 +84,8 @@ SAME_AS: dict[str, str] = {
 
 
 def split(text: str, regexes: list[str]) -> list[str]:
-    """The pieces of ``text`` after each regex of ``regexes`` in turn has cut every current piece: the
-    matches, and the text between them, in order; a match of no characters makes no piece. The pieces join
+    """The words of ``text`` after each regex of ``regexes`` in turn has cut every current word: the
+    matches, and the text between them, in order; a match of no characters makes no word. The words join
     back to ``text``; an empty text has none.
 
     >>> split("a1b22c", [r"\\d+"])
@@ -97,12 +97,12 @@ def split(text: str, regexes: list[str]) -> list[str]:
     for pattern in regexes:
         compiled = regex.compile(pattern)
         cut = []
-        for piece in pieces:  # each piece is searched on its own: no match reaches past its ends
+        for piece in pieces:  # each word is searched on its own: no match reaches past its ends
             end = 0  # where the last match ended
             for match in compiled.finditer(piece):
                 if match.start() > end:
                     cut.append(piece[end:match.start()])  # the text between two matches
-                if match.end() > match.start():  # a match of no characters makes no piece
+                if match.end() > match.start():  # a match of no characters makes no word
                     cut.append(match.group())
                 end = match.end()
             if end < len(piece):

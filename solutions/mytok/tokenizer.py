@@ -1,8 +1,9 @@
 """Stage 12: GgufTokenizer, every stage of the package assembled into one tokenizer.
 
-It handles the two families the workbook builds: byte-level BPE (``tokenizer.ggml.model`` is ``"gpt2"``:
-special tokens, pre-tokenizer, byte map, merge queue, word cache) and SentencePiece (``"llama"``: special tokens,
-space escaping, score-ordered merges with byte fallback).
+It handles the four families the workbook builds: byte-level BPE (``tokenizer.ggml.model`` is ``"gpt2"``:
+special tokens, pre-tokenizer, byte map, merge queue, word cache), SentencePiece (``"llama"``: special tokens,
+space escaping, score-ordered merges with byte fallback), WordPiece (``"bert"``: BERT's words, greedy longest
+match, ``[CLS]`` ... ``[SEP]``) and Unigram (``"t5"``: the character map, then Viterbi).
 
 >>> tok = GgufTokenizer.from_gguf("../data/vocab/ggml-vocab-gpt-2.gguf")   # doctest: +SKIP
 >>> tok.encode("Hello world")                                             # doctest: +SKIP
@@ -12,9 +13,23 @@ space escaping, score-ordered merges with byte fallback).
 from __future__ import annotations
 
 import re
+import struct
 from pathlib import Path
 
-from . import bos_eos, bytemap, cache, detokenize, merge_queue, merges, metadata, pretokenize, sentencepiece, special
+from . import (
+    bos_eos,
+    bytemap,
+    cache,
+    detokenize,
+    merge_queue,
+    merges,
+    metadata,
+    pretokenize,
+    sentencepiece,
+    special,
+    unigram,
+    wordpiece,
+)
 
 # Given: the tokenizer.ggml.pre values for which llama.cpp looks a whole word up before merging (notebook 05).
 IGNORE_MERGES = frozenset({
@@ -43,6 +58,15 @@ def _clean_spaces(data: bytes) -> bytes:
     return re.sub(rb" (?='(?:[sm]|re|ve))", b"", data)
 
 
+def _float32(x: float) -> float:
+    """Given: ``x`` rounded to the nearest 32-bit float.
+
+    >>> _float32(0.1)
+    0.10000000149011612
+    """
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
 class GgufTokenizer:
     """A GGUF file's tokenizer, built from its key/value metadata.
 
@@ -54,9 +78,9 @@ class GgufTokenizer:
 
     def __init__(self, md: dict):
         self.model = md["tokenizer.ggml.model"]
-        if self.model not in ("gpt2", "llama"):
-            raise ValueError(f"this tokenizer knows byte-level BPE ('gpt2') and SentencePiece ('llama'), "
-                             f"not {self.model!r}")
+        if self.model not in ("gpt2", "llama", "bert", "t5"):
+            raise ValueError(f"this tokenizer knows byte-level BPE ('gpt2'), SentencePiece ('llama'), WordPiece "
+                             f"('bert') and Unigram ('t5'), not {self.model!r}")
         self.texts = md["tokenizer.ggml.tokens"]
         self.types = md.get("tokenizer.ggml.token_type", [1] * len(self.texts))
         self.token_ids = {text: i for i, text in enumerate(self.texts)}
@@ -74,10 +98,31 @@ class GgufTokenizer:
             self.ignore_merges = pre in IGNORE_MERGES
             self.clean_spaces = pre not in CLEAN_SPACES_OFF
             self.cache = cache.LRUCache(CACHE_SIZE)
-        else:
+        elif self.model == "llama":
             self.scores = md["tokenizer.ggml.scores"]
             self.unk_id = bos_eos.special_id(md, "unk")
             self.add_space_prefix = md.get("tokenizer.ggml.add_space_prefix", True)
+            self.clean_spaces = False
+        elif self.model == "bert":
+            self.unk_id, self.sep_id = bos_eos.special_id(md, "unk"), bos_eos.special_id(md, "sep")
+            self.lowercase = md.get("tokenizer.ggml.normalizer.lowercase", True)
+            self.strip_accents = md.get("tokenizer.ggml.normalizer.strip_accents", self.lowercase)
+            self.max_len = max(map(len, self.texts))
+            self.add_space_prefix, self.clean_spaces = False, True
+            self.cache = cache.LRUCache(CACHE_SIZE)
+        else:  # t5: Unigram
+            gguf_types = md.get("tokenizer.ggml.token_type", [1] * len(self.texts))
+            self.unk_id = bos_eos.special_id(md, "unk")
+            # the tokens Viterbi may use: normal, user-defined (score 0) and unused ones
+            self.candidates = {t: i for i, t in enumerate(self.texts) if gguf_types[i] in (1, 4, 5)}
+            self.scores = [0.0 if k == 4 else float(s) for k, s in zip(gguf_types, md["tokenizer.ggml.scores"],
+                                                                       strict=True)]
+            lowest = min(float(s) for k, s in zip(gguf_types, md["tokenizer.ggml.scores"], strict=True) if k == 1)
+            self.unk_score = _float32(lowest - 10.0)  # llama.cpp computes it in 32-bit floats
+            self.max_len = max(map(len, self.candidates))
+            self.charsmap = bytes(b & 0xFF for b in md.get("tokenizer.ggml.precompiled_charsmap", []))
+            self.add_space_prefix = md.get("tokenizer.ggml.add_space_prefix", False)
+            self.remove_extra_whitespaces = md.get("tokenizer.ggml.remove_extra_whitespaces", False)
             self.clean_spaces = False
 
     @classmethod
@@ -95,12 +140,31 @@ class GgufTokenizer:
                 prev_special = True
             elif self.model == "gpt2":
                 ids += self._bpe(fragment)
+            elif self.model == "bert":
+                ids += self._wordpiece(fragment)
+            elif self.model == "t5":
+                normal = unigram._normalize(fragment, self.charsmap, self.add_space_prefix,
+                                            self.remove_extra_whitespaces)
+                ids += unigram.unigram_encode(normal, self.candidates, self.scores, self.unk_id, self.unk_score,
+                                              self.max_len)
             else:
                 escaped = ((" " if self.add_space_prefix and prev_special else "") + fragment).replace(" ", "▁")
                 ids += sentencepiece.spm_encode(escaped, self.token_ids, self.scores, self.unk_id)
                 prev_special = False
         if add_special and self.add_eos:
             ids.append(self.eos_id)
+        if add_special and self.model == "bert":  # WordPiece always ends with [SEP]
+            ids.append(self.sep_id)
+        return ids
+
+    def _wordpiece(self, text: str) -> list[int]:
+        ids: list[int] = []
+        for word in wordpiece._words(text, self.lowercase, self.strip_accents):
+            word_ids = self.cache.get(word)
+            if word_ids is None:
+                word_ids = wordpiece.wordpiece_word(word, self.token_ids, self.unk_id, self.max_len)
+                self.cache.put(word, word_ids)
+            ids += word_ids
         return ids
 
     def _bpe(self, text: str) -> list[int]:
@@ -116,7 +180,7 @@ class GgufTokenizer:
 
     def decode(self, ids: list[int]) -> str:
         """The text of ``ids`` (llama_detokenize without special tokens' text)."""
-        remove_space = self.model == "llama" and self.add_space_prefix
+        remove_space = self.model in ("llama", "t5") and self.add_space_prefix
         data = detokenize.detokenize(ids, self.texts, self.types, self.model, remove_space=remove_space)
         if self.clean_spaces:
             data = _clean_spaces(data)

@@ -16,7 +16,37 @@ def _random_vocabularies() -> int:
     return sum(len(case.args[1]) <= 10 for case in lesson11._merge_generated())
 
 
+def _toy_words() -> int:
+    """The generated cases of 11.wordpiece_word on the toy vocabulary."""
+    toy = lesson11.toy_wordpiece()[0]
+    return sum(case.args[1] == toy for case in lesson11._wordpiece_generated())
+
+
+def _glued_words() -> int:
+    """The words of 11.wordpiece_word glued from bert-bge's tokens (asked for; a repeat is checked once)."""
+    return lesson11.VOCAB_WORDS
+
+
+def _toy_lattices() -> int:
+    """The generated cases of 11.unigram_encode on the toy vocabulary."""
+    toy = lesson11.toy_unigram()[0]
+    return sum(case.args[1] == toy for case in lesson11._unigram_generated())
+
+
+def _random_lattices() -> int:
+    """The generated cases of 11.unigram_encode with a small vocabulary of their own (at most 10 tokens)."""
+    toy = lesson11.toy_unigram()[0]
+    return sum(len(case.args[1]) <= 10 and case.args[1] != toy for case in lesson11._unigram_generated())
+
+
+def _same(*counts) -> int:
+    """The one number the prose states for several checks, each counted."""
+    values = {c() for c in counts}
+    assert len(values) == 1, values
+    return values.pop()
+
+
 COMPUTED = {
-    "100": _toy_texts,
-    "150": _random_vocabularies,
+    "100": lambda: _same(_toy_texts, _toy_words, _toy_lattices),
+    "150": lambda: _same(_random_vocabularies, _glued_words, _random_lattices),
 }
