@@ -295,7 +295,9 @@ def test_each_notebook_has_its_exercises_unsolved(lesson):
     for ex in lesson_exercises(lesson):
         if not ex.module:
             assert outputs[ex.template] == []
-        (out,) = outputs[check_source(ex)]
+        progress, out = outputs[check_source(ex)]
+        # a check's progress display: made when the check starts, emptied when it ends (gguftok.viz.progress)
+        assert progress["output_type"] == "display_data" and "".join(progress["data"]["text/plain"]) == ""
         assert out["data"]["text/plain"] == repr(check(ex.id, template(ex.id))).splitlines(keepends=True)
         assert "not attempted" in "".join(out["data"]["text/html"])
 

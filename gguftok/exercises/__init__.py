@@ -18,7 +18,7 @@ raises ``NotImplementedError`` is reported as "not attempted". Notebook 12's cap
 
 >>> from gguftok.exercises import EXERCISES, check
 >>> len(EXERCISES), sorted({ex.lesson for ex in EXERCISES.values()}) == list(range(1, 13))
-(35, True)
+(37, True)
 >>> print(check("09.first_difference", lambda got, expected: 0).text.splitlines()[0])
 ✗ 09.first_difference: failed on case 2 of 255 (1 agreed before it)
 

@@ -34,13 +34,19 @@ from functools import cache
 
 from ..conformance.cases import read_cases
 from ..data import vocab_dir
+from ..viz.progress import Progress
 from . import workspace
 
-# The five vocabularies of the lesson's own test run, the other byte-level BPE ones, and two SentencePiece ones.
+# The five vocabularies of the lesson's own test run, the other byte-level BPE ones, two SentencePiece ones, a
+# WordPiece one and a Unigram one.
 LESSON_VOCABS = ("qwen2", "llama-bpe", "gpt-2", "starcoder", "refact")
 OTHER_BPE = ("command-r", "deepseek-coder", "deepseek-llm", "falcon", "mpt", "qwen35")
 SPM_VOCABS = ("llama-spm", "phi-3")
-GRADED = LESSON_VOCABS + OTHER_BPE + SPM_VOCABS
+WPM_VOCABS, UGM_VOCABS = ("bert-bge",), ("nomic-bert-moe",)
+GRADED = LESSON_VOCABS + OTHER_BPE + SPM_VOCABS + WPM_VOCABS + UGM_VOCABS
+# A vocabulary without a test file of llama.cpp's (nomic-bert-moe) is graded on this many of llama.cpp's answers
+# recorded in data/golden/ instead (encoded without special tokens), the texts of valid UTF-8 up to GOLDEN_CHARS.
+GOLDEN_CASES, GOLDEN_CHARS = 120, 400
 FUZZ, ROUND_TRIP = 200, 300  # random strings per vocabulary for each measure
 # Characters of several scripts, digits, spaces, newlines and apostrophes, for the fuzz and the round trip.
 # Module-level values the student writes (not functions): the pre-tokenizer's patterns (an empty string until then).
@@ -58,7 +64,7 @@ class Part:
 
     @property
     def lesson(self) -> int:
-        return workspace.STAGES.index(self.stage) + 1
+        return workspace.LESSONS[self.stage]
 
     @property
     def status(self) -> str:
@@ -250,6 +256,28 @@ def _reference(name: str):
     return Tokenizer.from_gguf(vocab_dir() / f"ggml-vocab-{name}.gguf")
 
 
+@cache
+def golden_cases(name: str) -> list[tuple[bytes, list[int]]]:
+    """The first :data:`GOLDEN_CASES` texts of llama.cpp's recorded answers for ``name`` (``data/golden/``) that are
+    valid UTF-8 of at most :data:`GOLDEN_CHARS` characters, with llama.cpp's ids for them without special tokens,
+    as ``read_cases`` gives a test file's; ``[]`` when there is no such record."""
+    from ..conformance.golden import GOLDEN_DIR, read_fixture
+
+    path = GOLDEN_DIR / f"{name}.jsonl.xz"
+    if not path.exists():
+        return []
+    out = []
+    for case in read_fixture(path).encode:
+        ids = case.answers[0]
+        if not (isinstance(case.text, str) and len(case.text) <= GOLDEN_CHARS and isinstance(ids, list)):
+            continue
+        with contextlib.suppress(UnicodeEncodeError):  # a lone surrogate: not a text a str of the fuzz can be
+            out.append((case.text.encode("utf-8"), ids))
+            if len(out) == GOLDEN_CASES:
+                break
+    return out
+
+
 def random_strings(n: int, seed: int) -> list[str]:
     """``n`` seeded random strings of 0 to 40 characters of :data:`ALPHABET`."""
     import random
@@ -268,7 +296,8 @@ def _call(fn, *args):
 def grade_vocab(cls: type, name: str, fuzz: int = FUZZ, round_trip: int = ROUND_TRIP, seed: int = 1212) -> VocabGrade:
     """Grade the class ``cls`` (a ``GgufTokenizer``) on one vocabulary."""
     path = vocab_dir() / f"ggml-vocab-{name}.gguf"
-    family = "SentencePiece" if name in SPM_VOCABS else "byte-level BPE"
+    family = ("SentencePiece" if name in SPM_VOCABS else "WordPiece" if name in WPM_VOCABS else
+              "Unigram" if name in UGM_VOCABS else "byte-level BPE")
     result = VocabGrade(name, family)
     try:
         tok = cls.from_gguf(path)
@@ -277,8 +306,9 @@ def grade_vocab(cls: type, name: str, fuzz: int = FUZZ, round_trip: int = ROUND_
         return result
     ref = _reference(name)
     inp, out = path.with_name(path.name + ".inp"), path.with_name(path.name + ".out")
-    if inp.exists() and out.exists():
-        cases = read_cases(inp.read_bytes(), out.read_text(encoding="utf-8"))
+    cases = (read_cases(inp.read_bytes(), out.read_text(encoding="utf-8")) if inp.exists() and out.exists()
+             else golden_cases(name))
+    if cases:
         texts = [raw.decode("utf-8", errors="surrogateescape") for raw, _ in cases]
         answers = iter([ids for _, ids in cases])
         result.cases = _measure(result, "cases", texts, lambda s: next(answers),
@@ -338,7 +368,14 @@ def _measure(result: VocabGrade, measure: str, texts: Sequence[str], expected, g
 
 def grade(assembly: Assembly | None = None, names: Sequence[str] = GRADED, fuzz: int = FUZZ,
           round_trip: int = ROUND_TRIP) -> Grade:
-    """Assemble (unless given) and grade on every vocabulary of ``names`` that has been fetched."""
-    assembly = assembly or assembled()
-    present = [n for n in names if (vocab_dir() / f"ggml-vocab-{n}.gguf").exists()]
-    return Grade(assembly.parts, [grade_vocab(assembly.GgufTokenizer, n, fuzz, round_trip) for n in present])
+    """Assemble (unless given) and grade on every vocabulary of ``names`` that has been fetched. A grade that
+    runs past two seconds shows which vocabulary it is on (:class:`gguftok.viz.progress.Progress`)."""
+    with Progress("grading your GgufTokenizer", unit="vocabulary") as progress:
+        progress.at(0, "assembling your package")
+        assembly = assembly or assembled()
+        present = [n for n in names if (vocab_dir() / f"ggml-vocab-{n}.gguf").exists()]
+        grades = []
+        for k, name in enumerate(present):
+            progress.at(k + 1, name, len(present))
+            grades.append(grade_vocab(assembly.GgufTokenizer, name, fuzz, round_trip))
+    return Grade(assembly.parts, grades)

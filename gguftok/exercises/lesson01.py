@@ -589,10 +589,9 @@ read_metadata_exercise = Exercise(
         "   `ValueError`, never in a long loop or a huge allocation.\n\n"
         "The tensors that follow the pairs are not read. The cases: every file of `data/synthetic`, and the\n"
         "smallest file of each tokenizer model in `data/vocab`, key by key (a long array shows its first item\n"
-        "that differs); random files with every\n"
-        "type; damaged copies (cut short, absurd versions, counts and lengths, unknown types). A NaN agrees\n"
-        "with a NaN. A file that takes your reader more than 2 s + 1 s per MB stops the check: something\n"
-        "reads the whole data again at every string."),
+        "that differs); random files with every type; damaged copies (cut short, absurd versions, counts and\n"
+        "lengths, unknown types). A NaN agrees with a NaN. A file that takes your reader more than 2 s + 1 s\n"
+        "per MB stops the check: something reads the whole data again at every string."),
     template="",
     reference=_ref_metadata,
     reference_name="gguftok.read_metadata",

@@ -100,7 +100,7 @@ side_by_side(toks, "Tokenizers don't see words: they see pieces. 日本語 too �
 # | 08 | from ids back to text, streamed without broken characters | `detokenize.py`: a streaming decoder |
 # | 09 | matching llama.cpp token for token | `conformance.py`: a runner for llama.cpp's test files |
 # | 10 | the word cache | `cache.py`: an LRU cache of words |
-# | 11 | SentencePiece and the other tokenizer families | `sentencepiece.py`: score-ordered merges |
+# | 11 | SentencePiece, WordPiece and Unigram | `sentencepiece.py`, `wordpiece.py`, `unigram.py`: score-ordered merges, longest match, the best-scoring split |
 # | 12 | the whole tokenizer in one object, graded | `tokenizer.py`: your `GgufTokenizer`, assembled |
 #
 # Notebook 12 puts your stages together into one `GgufTokenizer` and grades it against llama.cpp's own test
@@ -117,14 +117,18 @@ side_by_side(toks, "Tokenizers don't see words: they see pieces. 日本語 too �
 # you write the body, *passed* with the number of cases when every answer agrees with the reference, and
 # otherwise shows the first input where yours differs: the input, the expected answer, yours (for a list,
 # the first index that differs; or the exception your code raised, with its line), and a call that runs that
-# input again. The stages and their functions:
+# input again. A long input is cut in the report's lines and folded whole under them, and
+# `compare("03.split_merge", 2)` returns case 2's input and both answers, whole. A check that runs past two
+# seconds shows how far it is. The stages and their functions:
 
 # %%
 from gguftok.exercises import lesson_exercises  # noqa: E402
 
 for lesson in range(1, 13):
-    exs = lesson_exercises(lesson)
-    print(f"{lesson:02d}  mytok/{exs[0].module}.py: " + ", ".join(ex.name for ex in exs))
+    by_module = {}
+    for ex in lesson_exercises(lesson):
+        by_module.setdefault(ex.module, []).append(ex.name)
+    print(f"{lesson:02d}  " + "; ".join(f"mytok/{m}.py: {', '.join(names)}" for m, names in by_module.items()))
 
 # %% [markdown]
 # The reference solutions are in `solutions/mytok/` at the top of the repository: try first.

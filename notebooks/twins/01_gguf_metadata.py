@@ -336,10 +336,9 @@ check("01.read_value")
 #
 # The tensors that follow the pairs are not read. The cases: every file of `data/synthetic`, and the
 # smallest file of each tokenizer model in `data/vocab`, key by key (a long array shows its first item
-# that differs); random files with every
-# type; damaged copies (cut short, absurd versions, counts and lengths, unknown types). A NaN agrees
-# with a NaN. A file that takes your reader more than 2 s + 1 s per MB stops the check: something
-# reads the whole data again at every string.
+# that differs); random files with every type; damaged copies (cut short, absurd versions, counts and
+# lengths, unknown types). A NaN agrees with a NaN. A file that takes your reader more than 2 s + 1 s
+# per MB stops the check: something reads the whole data again at every string.
 #
 # Write it in [`mytok/metadata.py`](mytok/metadata.py).
 

@@ -16,15 +16,16 @@
 # %% [markdown]
 # # 12 · Your tokenizer, assembled and graded
 #
-# Notebooks 01 to 11 each had you write one stage of a tokenizer in your own package, `mytok/`. Here you put
+# Notebooks 01 to 11 had you write the stages of a tokenizer in your own package, `mytok/`. Here you put
 # the stages together into one class, `GgufTokenizer`, that reads a GGUF file and encodes text, and grade it
 # against llama.cpp on real vocabularies: its own recorded test cases, a differential fuzz and a round trip.
 #
 # **After this notebook you can**
 #
 # - assemble a working tokenizer from its stages: special tokens, pre-tokenizer, byte map, merge queue, word
-#   cache for byte-level BPE; space escaping and score-ordered merges for SentencePiece;
-# - grade it against llama.cpp's own test files on thirteen vocabularies, and rerun the first mismatch;
+#   cache for byte-level BPE; space escaping and score-ordered merges for SentencePiece; words and the longest
+#   match for WordPiece; the character map and Viterbi for Unigram;
+# - grade it against llama.cpp's own answers on fifteen vocabularies, and rerun the first mismatch;
 # - put its tokens beside gguftok's, for any text, to see where the two part;
 # - build a chat prompt that no user message can forge.
 #
@@ -50,23 +51,30 @@ print(f"{len(parts)} stages; written by you, wholly or in part: {', '.join(writt
 # - **byte-level BPE** (`tokenizer.ggml.model` is `"gpt2"`): the rank table `merges.merge_ranks` (03), the
 #   regexes `pretokenize.regexes_for(pre)` (04), whether the `pre` value looks whole words up first
 #   (`IGNORE_MERGES`, given in the file, notebook 05) and a `cache.LRUCache` (10);
-# - **SentencePiece** (`"llama"`): the scores, the unknown token and `tokenizer.ggml.add_space_prefix`.
+# - **SentencePiece** (`"llama"`): the scores, the unknown token and `tokenizer.ggml.add_space_prefix`;
+# - **WordPiece** (`"bert"`): the unknown and separator tokens, the normaliser's two flags and the longest
+#   token's length;
+# - **Unigram** (`"t5"`): the tokens Viterbi may use with their scores, the unknown token's score, the
+#   character map and the two space flags.
 #
 # `encode(text, add_special, parse_special)` then runs the pipeline:
 #
 # 1. BOS first, when `add_special` is on and the file asks for it;
 # 2. `special.partition(text, specials, parse_special)` cuts the special tokens out: an `int` is a finished
-#    id, a `str` a piece of text still to encode;
-# 3. byte-level BPE: each piece is cut into words by `pretokenize.split`, each word becomes bytes and then
+#    id, a `str` a fragment of text still to encode;
+# 3. byte-level BPE: each fragment is cut into words by `pretokenize.split`, each word becomes bytes and then
 #    the byte alphabet (`bytemap.encode_bytes`, 02), and `merge_queue.word_ids` (05) gives its ids, through
 #    the cache;
-# 4. SentencePiece: a space is put before the first piece and before every piece that follows a special
+# 4. SentencePiece: a space is put before the first fragment and before every one that follows a special
 #    token (when `add_space_prefix` is on), every space becomes `▁`, and `sentencepiece.spm_encode` (11)
 #    gives the ids;
-# 5. EOS last, when `add_special` is on and the file asks for it.
+# 5. WordPiece: `wordpiece._words` (given) cuts each fragment into words, and `wordpiece.wordpiece_word`
+#    (11) gives each word's ids; Unigram: `unigram._normalize` (given), then `unigram.unigram_encode` (11);
+# 6. EOS last, when `add_special` is on and the file asks for it; WordPiece ends with `[SEP]` instead.
 #
-# `decode(ids)` is `detokenize.detokenize` (08), with SentencePiece's added space removed and, for most
-# byte-level vocabularies, llama.cpp's clean-up of spaces before punctuation (given in the file).
+# `decode(ids)` is `detokenize.detokenize` (08), with the space SentencePiece and Unigram added removed and,
+# for most byte-level vocabularies and WordPiece, llama.cpp's clean-up of spaces before punctuation (given in
+# the file).
 #
 # Write the class in [`mytok/tokenizer.py`](mytok/tokenizer.py) now: the exercise *12.GgufTokenizer* below
 # checks it, and *12.chat_prompt* adds a safe chat prompt. Then come back here and grade it.
@@ -79,12 +87,15 @@ print(f"{len(parts)} stages; written by you, wholly or in part: {', '.join(writt
 #
 # - **llama.cpp's cases**: the test files llama.cpp ships beside each vocabulary (`.inp` holds the texts,
 #   `.out` the ids llama.cpp produced), encoded without BOS/EOS and without parsing special tokens;
+#   nomic-bert-moe has no such file, so its first texts of llama.cpp's answers recorded for this workbook
+#   stand in;
 # - **fuzz**: 200 random strings of many scripts, with `add_special=True`, against gguftok's tokenizer (which
 #   agrees with llama.cpp on every answer recorded from it);
 # - **round trip**: 300 other random strings, encoded and decoded again, against gguftok's decode.
 #
 # The five byte-level vocabularies whose test files the course follows come first (Qwen2, Llama 3, GPT-2,
-# StarCoder, Refact), then the other byte-level ones, then two SentencePiece ones (Llama 2 and Phi-3).
+# StarCoder, Refact), then the other byte-level ones, two SentencePiece ones (Llama 2 and Phi-3), BERT's
+# WordPiece (`bert-bge`) and a Unigram one (`nomic-bert-moe`).
 
 # %%
 print(", ".join(GRADED))
@@ -140,14 +151,17 @@ from gguftok.exercises import check, rerun  # noqa: E402
 # Write the class `GgufTokenizer`: `__init__(md)` keeps what encoding needs from the metadata dict,
 # `from_gguf(path)` reads a file with your reader, `encode(text, add_special, parse_special)` and
 # `decode(ids)`, calling your stages: `special.partition` first; for a byte-level BPE vocabulary
-# (`"gpt2"`) each text piece through `pretokenize.split`, `bytemap.encode_bytes` and
+# (`"gpt2"`) each text fragment through `pretokenize.split`, `bytemap.encode_bytes` and
 # `merge_queue.word_ids`, with your `cache.LRUCache` in front; for SentencePiece (`"llama"`) the
-# space prefix and `▁` escaping, then `sentencepiece.spm_encode`; BOS and EOS from `bos_eos`;
-# `detokenize.detokenize` to decode. The docstrings in the file say each rule.
+# space prefix and `▁` escaping, then `sentencepiece.spm_encode`; for WordPiece (`"bert"`) each word
+# of `wordpiece._words` through `wordpiece.wordpiece_word`; for Unigram (`"t5"`) `unigram._normalize`
+# then `unigram.unigram_encode`; BOS and EOS from `bos_eos`; `detokenize.detokenize` to decode. The
+# docstrings in the file say each rule.
 #
-# The check builds your class for the workbook's synthetic vocabulary and for Qwen2, Llama 3, GPT-2 and
-# Llama 2 (SentencePiece) and compares encode (random texts, every combination of the two flags) and
-# decode with gguftok's `Tokenizer`. A stage you have not written yet is the reference solution's.
+# The check builds your class for the workbook's synthetic vocabulary and for Qwen2, Llama 3, GPT-2,
+# Llama 2 (SentencePiece), BERT (WordPiece) and nomic-bert-moe (Unigram) and compares encode (random
+# texts, every combination of the two flags) and decode with gguftok's `Tokenizer`. A stage you have not
+# written yet is the reference solution's.
 #
 # Write it in [`mytok/tokenizer.py`](mytok/tokenizer.py).
 
@@ -177,9 +191,10 @@ check("12.chat_prompt")
 #
 # - A tokenizer is a pipeline of small stages, and each one you wrote is a real part of it: the GGUF reader,
 #   the byte map, the merge ranks, the pre-tokenizer, the merge queue, the special-token partition, the
-#   BOS/EOS rules, decoding, the word cache and SentencePiece.
+#   BOS/EOS rules, decoding, the word cache, SentencePiece, WordPiece and Unigram.
 # - Byte-level BPE: partition, pre-tokenize, byte map, then the merge queue through the cache. SentencePiece:
-#   partition, prefix space and `▁`, then the score-ordered merge with byte fallback. BOS and EOS go around.
+#   partition, prefix space and `▁`, then the score-ordered merge with byte fallback. WordPiece: words, then
+#   the longest match; Unigram: the character map, then Viterbi. BOS and EOS go around.
 # - A stage you have not written is the reference solution's, calling your other stages; the scoreboard says
 #   which stages are yours.
 # - Exactness is checked where it matters: against llama.cpp's own recorded answers on real vocabularies, then
