@@ -125,3 +125,18 @@ class SourceError(GguftokError, OSError):
         self.reason = reason
         self.status = status
         super().__init__(f"{reference}: {message}" if reference else message)
+
+
+class ExportError(GguftokError, ValueError):
+    """A tokenizer cannot be written as a Hugging Face ``tokenizers`` pipeline that gives llama.cpp's ids exactly.
+
+    ``differences`` lists each rule no stage can express (:class:`gguftok.export.Difference`: the stage, the rule,
+    a text on which the ids would differ); the message names them all.
+    """
+
+    def __init__(self, message: str, *, differences: tuple = ()) -> None:
+        self.differences = tuple(differences)
+        lines = [message] + [f"  {d.stage}: {d.rule}" + (f" (e.g. {d.example!r})" if d.example else "")
+                             for d in self.differences]
+        super().__init__("\n".join(lines))
+
