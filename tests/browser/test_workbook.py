@@ -364,11 +364,9 @@ def explain_disagreement(page, widget):
 
 
 def resize_cache(page, widget):
-    from gguftok.viz.cache_view import SIZES, cache_state, notebook_text, plain_words
+    from gguftok.viz.cache_view import SIZES, cache_state, plain_words, workbook_text
 
-    sources = [REPO / "notebooks" / "twins" / f"{n}.py" for n in ("01_gguf_metadata", "02_byte_map", "03_merge_ranks",
-                                                         "04_pretokenizers", "05_merge_queue", "06_special_tokens")]
-    words = plain_words(tok("qwen2"), notebook_text(sources, "markdown"))
+    words = plain_words(tok("qwen2"), workbook_text("markdown"))  # the snapshot of lessons 01-06 that 10 reads
     frames = [cache_state(words, s, 12) for s in SIZES]
     _frames_shown(page, widget, frames, 3, lambda: _slider_right(widget, 3))
 
