@@ -81,6 +81,23 @@ def _chip(label: str, title: str, colour: int, extra: str = "") -> str:
             f'font-family:monospace;white-space:pre{extra}">{html.escape(label)}</span>')
 
 
+def candidate_chip(label: str, *, chosen: bool, note: str = "", title: str = "") -> str:
+    """One candidate of a step (a pair and its count or score): the chosen one in green with a thick border,
+    bold, and ``note`` in words after it (so colour is never the only cue); the others in blue.
+
+    >>> "3px solid" in candidate_chip("a+b 4", chosen=True, note="best"), "best" in candidate_chip("x", chosen=False)
+    (True, False)
+    """
+    border, fill = PALETTE[2] if chosen else PALETTE[4]
+    tip = f' title="{html.escape(title, quote=True)}"' if title else ""
+    chip = (f'<span{tip} style="display:inline-block;margin:1px 3px;padding:0 4px;border:{3 if chosen else 1}px '
+            f'solid {border};border-radius:3px;background:{fill};color:{TEXT};{"font-weight:bold;" if chosen else ""}'
+            f'font-family:monospace;white-space:pre">{html.escape(label)}</span>')
+    if chosen and note:
+        chip += f'<span style="font-style:italic;margin-right:6px">{html.escape(note)}</span>'
+    return chip
+
+
 def chips(items: Iterable[tuple[str, int]], title: str = "") -> Rendered:
     """Generic chips: ``(label, id)`` pairs, coloured in turn, the id in the tooltip.
 

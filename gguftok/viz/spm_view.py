@@ -27,7 +27,7 @@ from __future__ import annotations
 import html
 
 from ..models.spm import spm_trace
-from .render import PALETTE, TEXT, Rendered, _chip, escape_visible
+from .render import Rendered, _chip, candidate_chip, escape_visible
 
 SPACE = "\u2581"
 _BOX = "border:1px solid #888888;border-radius:4px;padding:6px 8px;margin:2px 0;line-height:1.9"
@@ -77,19 +77,8 @@ def _candidates(step, top: int) -> tuple[str, str]:
         pos, tid, score = step.candidates[k]
         label = f"{_s(step.symbols[pos])}+{_s(step.symbols[pos + 1])} {score:.2f}"
         title = f"token {tid}, score {score}"
-        if k == step.best:
-            border, fill = PALETTE[2]
-            html_parts.append(f'<span title="{html.escape(title, quote=True)}" style="display:inline-block;'
-                              f"margin:1px 3px;padding:0 4px;border:3px solid {border};border-radius:3px;"
-                              f'background:{fill};color:{TEXT};font-weight:bold;{_MONO}">{html.escape(label)}</span>'
-                              '<span style="font-style:italic;margin-right:6px">best</span>')
-            text_parts.append(f"{label} (best)")
-        else:
-            border, fill = PALETTE[4]
-            html_parts.append(f'<span title="{html.escape(title, quote=True)}" style="display:inline-block;'
-                              f"margin:1px 3px;padding:0 4px;border:1px solid {border};border-radius:3px;"
-                              f'background:{fill};color:{TEXT};{_MONO}">{html.escape(label)}</span>')
-            text_parts.append(label)
+        html_parts.append(candidate_chip(label, chosen=k == step.best, note="best", title=title))
+        text_parts.append(f"{label} (best)" if k == step.best else label)
     more = len(order) - top
     if more > 0:
         html_parts.append(f'<span style="margin-left:4px">… and {more} more</span>')

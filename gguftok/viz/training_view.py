@@ -17,7 +17,7 @@ import html
 from collections.abc import Sequence
 
 from ..models.bpe_train import TrainStep, Word, corpus_words, pair_counts, train_bpe
-from .render import PALETTE, TEXT, Rendered, _chip, escape_visible
+from .render import PALETTE, TEXT, Rendered, _chip, candidate_chip, escape_visible
 
 _BOX = "border:1px solid #888888;border-radius:4px;padding:6px 8px;margin:2px 0;line-height:1.9"
 _LABEL = ('style="display:inline-block;min-width:8em;padding-right:0.5em;font-weight:bold;vertical-align:top;'
@@ -41,20 +41,10 @@ def _counts_parts(counts: Sequence[tuple[tuple[str, str], int]], chosen: tuple[s
     html_parts, text_parts = [], []
     for (a, b), n in counts[:top]:
         label = f"{_pair(a, b)} {n}"
-        if (a, b) == chosen:
-            note = "chosen; tie: the first in the corpus wins" if tie else "chosen"
-            border, fill = PALETTE[2]
-            html_parts.append(f'<span title="the most frequent pair" style="display:inline-block;margin:1px 3px;'
-                              f"padding:0 4px;border:3px solid {border};border-radius:3px;background:{fill};"
-                              f'color:{TEXT};font-weight:bold;{_MONO}">{html.escape(label)}</span>'
-                              f'<span style="font-style:italic;margin-right:6px">{html.escape(note)}</span>')
-            text_parts.append(f"{label} ({note})")
-        else:
-            border, fill = PALETTE[4]
-            html_parts.append(f'<span style="display:inline-block;margin:1px 3px;padding:0 4px;border:1px solid '
-                              f'{border};border-radius:3px;background:{fill};color:{TEXT};{_MONO}">'
-                              f"{html.escape(label)}</span>")
-            text_parts.append(label)
+        note = "chosen; tie: the first in the corpus wins" if tie else "chosen"
+        html_parts.append(candidate_chip(label, chosen=(a, b) == chosen, note=note,
+                                         title="the most frequent pair" if (a, b) == chosen else ""))
+        text_parts.append(f"{label} ({note})" if (a, b) == chosen else label)
     more = len(counts) - top
     if more > 0:
         html_parts.append(f'<span style="margin-left:4px">… and {more} more pairs</span>')

@@ -57,6 +57,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _stop(proc: subprocess.Popen) -> None:
+    """Stop a server started in its own process group: TERM, then KILL after 15 s."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(5)
+
+
 class Lab:
     """A JupyterLab server on loopback over a temporary copy of ``notebooks/``, with no token.
 
@@ -117,13 +128,7 @@ class Lab:
             self.api(f"/api/sessions/{session['id']}", "DELETE")
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(5)
+        _stop(self.proc)
         self.log.close()
 
 
@@ -346,11 +351,5 @@ class Voila:
         return (self.root / "voila.log").read_text(encoding="utf-8", errors="replace")[-n:]
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(5)
+        _stop(self.proc)
         self.log.close()
