@@ -27,6 +27,8 @@
 #   match for WordPiece; the character map and Viterbi for Unigram;
 # - grade it against llama.cpp's own answers on fifteen vocabularies, and rerun the first mismatch;
 # - put its tokens beside gguftok's, for any text, to see where the two part;
+# - see the same stages written into Hugging Face's `tokenizers` pipeline, and agree with llama.cpp where
+#   transformers' own conversion of the file does not;
 # - build a chat prompt that no user message can forge.
 #
 # A stage you have not written yet is taken from the reference solution, and the scoreboard says so: the
@@ -137,6 +139,51 @@ TEXT = "Hello wörld! <|im_end|> 2026 日本語 😀"
 side_by_side(yours_beside(assemble().GgufTokenizer, ["qwen2", "llama-spm"]), TEXT)
 
 # %% [markdown]
+# ## Your stages in the other engine
+#
+# Notebook 09 put llama.cpp's stages on the map of Hugging Face's `tokenizers` pipeline. Every rule you wrote
+# fits one of its stages, exactly: `to_tokenizers` writes a vocabulary's rules into a `tokenizers.Tokenizer`,
+# stage by stage, for the tools that read `tokenizer.json`. Here is Llama 3's, each stage with what it holds
+# and where you wrote it:
+
+# %%
+from gguftok import Tokenizer  # noqa: E402
+from gguftok.data import vocab_dir  # noqa: E402
+from gguftok.export import to_tokenizers  # noqa: E402
+from gguftok.viz.export_view import agreement_view, pipeline_view  # noqa: E402
+
+llama3 = Tokenizer.from_gguf(vocab_dir() / "ggml-vocab-llama-bpe.gguf")
+pipeline_view(to_tokenizers(llama3))
+
+# %% [markdown]
+# Two details make it exact. Each character class in the pre-tokenizer's regex is written out as the code
+# points llama.cpp's own Unicode tables put in it, because the two regex engines' tables differ. And the
+# special tokens are matched on the raw text before anything else, as your partition does: `parse_special=False`
+# is `tokenizers`' `encode_special_tokens = True`.
+#
+# Notebook 09 found texts on which transformers' own conversion of the file parts from llama.cpp. The export
+# of the same file agrees on every one:
+
+# %%
+from gguftok.disagree import transformers_tokenizer  # noqa: E402
+from gguftok.disagree.engines import hf_encode  # noqa: E402
+
+CASES = [("qwen2", "Hello </s> world", {"parse_special": True}),
+         ("llama-spm", "a <s>b", {"add_special": False, "parse_special": True}),
+         ("llama-spm", "  42", {"add_special": False}),
+         ("deepseek-coder", "  42", {"add_special": False}),
+         ("llama-bpe", "Cửa Việt", {"add_special": False}),
+         ("deepseek-coder", "Hello", {})]
+rows = []
+for name, text, flags in CASES:
+    tok = Tokenizer.from_gguf(vocab_dir() / f"ggml-vocab-{name}.gguf")
+    add, parse = flags.get("add_special", True), flags.get("parse_special", False)
+    theirs = transformers_tokenizer(tok)(text, add_special_tokens=add, split_special_tokens=not parse)["input_ids"]
+    exported = to_tokenizers(tok, exact="encode")  # "encode": SentencePiece's decoder, in Going deeper
+    rows.append((name, text, tok.encode(text, add, parse), list(theirs), hf_encode(exported, text, add, parse).ids))
+agreement_view(rows)
+
+# %% [markdown]
 # ## Exercises
 #
 # This notebook's stage is [`mytok/tokenizer.py`](mytok/tokenizer.py): write the body of each function named below there, save, and
@@ -201,6 +248,8 @@ check("12.chat_prompt")
 #   on random text of many scripts, then on the round trip back to text.
 # - User text is encoded with `parse_special=False`, so no message can become a control token; only the
 #   prompt's own markup is read as special tokens.
+# - The same stages fill Hugging Face's pipeline: added tokens, normalizer, pre-tokenizer, model,
+#   post-processor, decoder. Written from llama.cpp's rules, it gives llama.cpp's ids.
 
 # %% [markdown]
 # ## Self-check
@@ -239,8 +288,6 @@ check("12.chat_prompt")
 # uses it.
 
 # %%
-from gguftok import Tokenizer  # noqa: E402
-from gguftok.data import vocab_dir  # noqa: E402
 from gguftok.viz.families_view import load_all  # noqa: E402
 from gguftok.viz.project_view import (  # noqa: E402
     cli_examples,
@@ -379,6 +426,30 @@ else:
 
 # %%
 cli_examples()
+
+# %% [markdown]
+# ### Rules no pipeline can follow
+#
+# `to_tokenizers` refuses, by default, a vocabulary with a rule that no stage of `tokenizers` can express,
+# and names each one with a text on which the ids would differ; `exact=False` exports anyway, `exact="encode"`
+# allows differences in decoding only. Among the nineteen vocabularies there are three such rules:
+#
+# - SentencePiece drops the leading space of the *first* id's piece. After a BOS, which renders as nothing, the
+#   next piece keeps its space; but `skip_special_tokens=True` removes the BOS before any decoder runs, so no
+#   decoder can tell `[BOS, ▁Hello]` from `[▁Hello]`. `gguftok.export.decode` maps the flags and gets both.
+# - Falcon's `>>ABSTRACT<<` ends where `<|endoftext|>` starts. llama.cpp cuts the longer special first;
+#   `tokenizers` always takes the leftmost.
+# - Phi-3's special tokens strip the spaces after them, C's six; `tokenizers` strips every Unicode space.
+#
+# Two families have no `tokenizers` model at all (RWKV's greedy match over bytes, PLaMo-2's scoring), and two
+# pre-tokenizers are hand-written in llama.cpp with no regex to stand for them (Kimi K2's, AFMoE's digits).
+
+# %%
+from gguftok.export import known_differences  # noqa: E402
+
+for name in ("llama-spm", "falcon", "phi-3"):
+    diffs = known_differences(Tokenizer.from_gguf(vocab_dir() / f"ggml-vocab-{name}.gguf"))
+    print(f"{name}: {len(diffs)} rules, e.g. {diffs[0].stage}: {diffs[0].rule[:90]}...")
 
 # %% [markdown]
 # ### One paragraph, nineteen vocabularies
