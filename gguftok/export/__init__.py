@@ -10,6 +10,8 @@ exact; ``exact=False`` exports anyway, and ``exact="encode"`` allows differences
 >>> hf = to_tokenizers(tok)
 >>> hf.encode("Hello world").ids == tok.encode("Hello world")
 True
+>>> hf.encode_special_tokens   # parse_special=False, as tok.encode
+True
 >>> hf.decode(hf.encode("Hello world").ids)
 'Hello world'
 
@@ -151,14 +153,17 @@ def _with_ids(hf: Any, added: list[tuple[int, Any]]) -> Any:
 
 def to_tokenizers(tok, exact: bool | str = True) -> Any:
     """A ``tokenizers.Tokenizer`` that gives ``tok.encode``'s ids on every input (see the module's table for the
-    flags). ``exact=True`` refuses with an :class:`~gguftok.errors.ExportError` naming each rule the pipeline
+    flags), set to read special-token texts as text (``encode_special_tokens = True``: ``parse_special=False``,
+    as ``tok.encode``; a ``tokenizer.json`` does not keep that setting, which loads as ``False``). ``exact=True`` refuses with an :class:`~gguftok.errors.ExportError` naming each rule the pipeline
     cannot follow; ``"encode"`` refuses only for differences in encoding; ``False`` exports anyway."""
     stages = plan(tok)
     refused = _refused(stages.differences, exact)
     if refused:
         raise ExportError(f"{tok.vocab.model!r} cannot be exported exactly ({len(refused)} differences); "
                           "to_tokenizers(tok, exact=False) exports anyway", differences=refused)
-    return build(stages)
+    hf = build(stages)
+    hf.encode_special_tokens = True  # parse_special=False, gguftok's default: user text never becomes a control token
+    return hf
 
 
 def decode(hf: Any, tok, ids: Iterable[int], remove_special: bool = False, unparse_special: bool = False) -> str:

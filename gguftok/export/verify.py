@@ -141,11 +141,12 @@ def fuzz_inputs(tok, n: int, seed: int) -> tuple[list[str | bytes], list[list[in
 
 
 def _encode_all(hf: Any, texts: list[str], add: bool, parse: bool) -> list[list[int]]:
+    before = hf.encode_special_tokens
     hf.encode_special_tokens = not parse
     try:
         return [e.ids for e in hf.encode_batch(texts, add_special_tokens=add)]
     finally:
-        hf.encode_special_tokens = False
+        hf.encode_special_tokens = before
 
 
 def verify(tok, hf: Any, *, gguf: str | Path | None = None, fixture: Any = None, fuzz: int = 20000, seed: int = 0,
