@@ -8,6 +8,7 @@
     gguftok chat model.gguf --messages '[{"role": "user", "content": "Hi"}]'
     gguftok conformance                                      # llama.cpp's own cases on every vocabulary
     gguftok why model.gguf "Hello world" --other tokenizer.json  # where another engine parts from llama.cpp
+    gguftok export model.gguf -o DIR [--verify]              # a folder transformers' AutoTokenizer loads, same ids
     gguftok fetch                                            # the pinned reference vocabularies
     gguftok cache [list | clear]                             # the kept metadata of remote models
 
@@ -659,6 +660,203 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+EXPORT_FUZZ = 2000  # fuzz texts of export --verify, unless --fuzz
+_INEXACT = {None: True, "decode": "encode", "all": False}  # --inexact -> to_tokenizers(exact=...)
+
+
+def _count(text: str) -> int:
+    """A number of inputs (``--fuzz``): 0 or more.
+
+    >>> _count("20000")
+    20000
+    """
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"not a count (0 or more): {text!r}")
+    return int(text)
+
+
+def _difference_text(d: Any) -> str:
+    return f"{d.stage}: {d.rule}" + (f" (e.g. {d.example!r})" if d.example else "")
+
+
+def reference_vocabulary(path: str | os.PathLike[str]) -> tuple[str, str] | None:
+    """``(name, sha256)`` when the file at ``path`` is one of llama.cpp's reference vocabularies (by the sha256
+    of ``data/manifest.json``, computed only for a file of a manifest size), else ``None``."""
+    from .data import load_manifest, sha256_of
+
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return None
+    manifest = load_manifest()
+    candidates = {str(f["sha256"]): n for n, f in manifest.items() if n.endswith(".gguf") and f["size"] == size}
+    if not candidates:
+        return None
+    digest = sha256_of(Path(path))
+    name = candidates.get(digest)
+    return None if name is None else (name.removeprefix("ggml-vocab-").removesuffix(".gguf"), digest)
+
+
+def golden_fixture(name: str, sha256: str) -> Any:
+    """The golden fixture recorded from llama.cpp for the reference vocabulary ``name`` (``None`` if there is
+    none, or it was recorded from another file: its header's sha256)."""
+    from .conformance.golden import GOLDEN_DIR, read_fixture
+
+    path = GOLDEN_DIR / f"{name}.jsonl.xz"
+    if not path.is_file():
+        return None
+    fixture = read_fixture(path)
+    return fixture if fixture.header.get("sha256") == sha256 else None
+
+
+def _engine(folder: Path) -> tuple[Any, str]:
+    """The exported folder loaded back, as a ``tokenizers.Tokenizer`` to verify: the one transformers'
+    ``AutoTokenizer`` holds when transformers is installed (so what it changes on loading is verified too),
+    else ``tokenizer.json`` read by ``tokenizers``."""
+    # transformers says on import that PyTorch is missing: true, and not needed for a tokenizer
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+    try:
+        import transformers
+    except ImportError:
+        transformers = None
+    if transformers is not None:
+        import transformers.utils.logging as tlog
+
+        level = tlog.get_verbosity()
+        tlog.set_verbosity_error()
+        try:
+            hf = transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+        finally:
+            tlog.set_verbosity(level)
+        return hf.backend_tokenizer, f"transformers {transformers.__version__} AutoTokenizer"
+    import tokenizers
+
+    return tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json")), f"tokenizers {tokenizers.__version__}"
+
+
+def _verify_folder(tok: Any, folder: Path, gguf: Path | None, fuzz: int, seed: int, name: str,
+                   differences: list) -> tuple[Any, str]:
+    """:func:`gguftok.export.verify.verify` of the folder written for ``tok``, on llama.cpp's cases (beside
+    ``gguf``, else beside the reference vocabulary it is), the golden fixture of a reference vocabulary,
+    ``fuzz`` texts and the example text of each known difference; the
+    :class:`~gguftok.export.verify.Verification`, and what read the folder."""
+    from .data import vocab_dir
+    from .export.verify import verify
+
+    fixture = None
+    cases = gguf if gguf is not None and Path(f"{gguf}.inp").exists() else None
+    ref = reference_vocabulary(gguf) if gguf is not None else None
+    if ref is not None:
+        fixture = golden_fixture(*ref)
+        if cases is None and Path(f"{vocab_dir() / f'ggml-vocab-{ref[0]}.gguf'}.inp").exists():
+            cases = vocab_dir() / f"ggml-vocab-{ref[0]}.gguf"
+    engine, label = _engine(folder)
+    examples = [d.example for d in differences if d.example]
+    return verify(tok, engine, gguf=cases, fixture=fixture, fuzz=fuzz, seed=seed, extra=examples, name=name,
+                  keep=5), label
+
+
+def _local_path(ref: str) -> Path | None:
+    from .sources import kind_of
+
+    if kind_of(ref) != "file":
+        return None
+    if ref.startswith("file://"):
+        import urllib.parse
+
+        ref = urllib.parse.unquote(urllib.parse.urlsplit(ref).path)
+    return Path(ref) if Path(ref).is_file() else None
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """The model's tokenizer as a folder transformers' AutoTokenizer loads, refused unless its ids are exact."""
+    if args.all_reference:
+        for given, option in ((args.model is not None, "MODEL"), (args.inexact is not None, "--inexact"),
+                              (args.verify, "--verify")):
+            if given:
+                raise UsageError(f"{option} is for one model; --all-reference exports and verifies every "
+                                 "reference vocabulary, each with its known differences")
+        return _export_all_reference(args)
+    if args.vocab_dir is not None:
+        raise UsageError("--vocab-dir is for --all-reference")
+    if args.model is None:
+        raise UsageError("must give the MODEL to export (or --all-reference)")
+    if args.output is None:
+        raise UsageError("must give the folder to write: -o DIR")
+    if args.fuzz is not None and not args.verify:
+        raise UsageError("--fuzz is for --verify")
+    from .export import build, plan
+    from .export.files import save_pretrained
+
+    exact = _INEXACT[args.inexact]
+    tok = _load(args.model, args)
+    stages = plan(tok)
+    diffs = stages.differences
+    refused = [] if exact is False else [d for d in diffs if exact is True or d.stage != "decoder"]
+    if refused:
+        how = "--inexact decode" if all(d.stage == "decoder" for d in refused) else "--inexact all"
+        for d in refused:
+            print(f"gguftok export: not exact: {one_line(_difference_text(d))}; export anyway with {how}",
+                  file=sys.stderr)
+        return 1
+    folder = Path(args.output)
+    paths = save_pretrained(tok, folder, exact, tokenizer=build(stages), split_special_tokens=args.split_special_tokens)
+    what = "exact" if not diffs else f"{len(diffs)} known difference{'s' if len(diffs) != 1 else ''}"
+    print(f"wrote {one_line(str(folder))}: {', '.join(p.name for p in paths)} ({what})")
+    for d in diffs:
+        print(f"known difference: {one_line(_difference_text(d))}")
+    if not args.verify:
+        return 0
+    fuzz = EXPORT_FUZZ if args.fuzz is None else args.fuzz
+    local = _local_path(args.model)
+    report, engine = _verify_folder(tok, folder, local, fuzz, args.seed, local.name if local else args.model, diffs)
+    print(f"verified with {engine}:")
+    print(one_line(report.line()))
+    for m in report.mismatches[:5]:
+        print(f"  {one_line(str(m))[:400]}")
+    return 1 if report.differences else 0
+
+
+def _export_all_reference(args: argparse.Namespace) -> int:
+    """Every reference vocabulary exported (known differences and all), written, loaded back and verified: one
+    agreement line each. Exit status 1 if one that exports exactly disagrees anywhere."""
+    import tempfile
+
+    from .data import vocab_dir
+    from .errors import ExportError
+    from .export import build, plan
+    from .export.files import save_pretrained
+    from .tokenizer import Tokenizer
+
+    folder = Path(args.vocab_dir) if args.vocab_dir else vocab_dir()
+    files = sorted(folder.glob("ggml-vocab-*.gguf"))
+    if not files:
+        raise FileNotFoundError(f"no ggml-vocab-*.gguf in {folder}: run `gguftok fetch`")
+    fuzz = 20000 if args.fuzz is None else args.fuzz
+    failed = 0
+    with tempfile.TemporaryDirectory(prefix="gguftok-export-") as scratch:
+        out = Path(args.output) if args.output else Path(scratch)
+        for path in files:
+            name = path.name.removeprefix("ggml-vocab-").removesuffix(".gguf")
+            tok = Tokenizer.from_gguf(path)
+            try:
+                stages = plan(tok)
+            except ExportError as e:
+                print(f"{name:24s} not exported: {one_line(str(e))}", flush=True)
+                continue
+            save_pretrained(tok, out / name, tokenizer=build(stages), split_special_tokens=args.split_special_tokens)
+            diffs = stages.differences
+            report, _ = _verify_folder(tok, out / name, path, fuzz, args.seed, name, diffs)
+            stages_named = sorted({d.stage for d in diffs})
+            status = "exact" if not diffs else f"{len(diffs)} known differences: {', '.join(stages_named)}"
+            print(f"{one_line(report.line())} [{status}]", flush=True)
+            if report.differences and not diffs:
+                failed += 1
+            for m in report.mismatches[:5 if not diffs else 2]:
+                print(f"  {one_line(str(m))[:400]}", flush=True)
+    return 1 if failed else 0
+
+
 class UsageError(GguftokError):
     """A command line that cannot be carried out (exit status 2)."""
 
@@ -842,6 +1040,36 @@ def build_parser() -> argparse.ArgumentParser:
                    help="read at most this much text from --file or --stdin (default 16M; K, M, G suffixes)")
     add_source_options(p)
     p.set_defaults(func=cmd_why, failure_status=2)
+
+    p = sub.add_parser("export", help="the tokenizer as a folder transformers' AutoTokenizer loads, same ids",
+                       description="Writes tokenizer.json, tokenizer_config.json and special_tokens_map.json into "
+                       "DIR (gguftok.export.files): AutoTokenizer.from_pretrained(DIR) and tokenizers then give "
+                       "llama.cpp's ids. A tokenizer whose pipeline cannot follow every one of llama.cpp's rules is "
+                       "refused (exit status 1, one line per difference) unless --inexact says which differences "
+                       "to accept. --verify loads the folder back and compares it with gguftok on llama.cpp's test "
+                       "cases, the golden fixture of a reference vocabulary and fuzz texts (exit status 1 if any "
+                       "differ). --all-reference does that for every reference vocabulary.")
+    p.add_argument("model", nargs="?", metavar="MODEL", help=MODEL_HELP)
+    p.add_argument("-o", "--output", metavar="DIR",
+                   help="the folder to write (made if missing; files of the same names are replaced); with "
+                   "--all-reference, each vocabulary in DIR/NAME (default: a temporary folder)")
+    p.add_argument("--inexact", choices=("decode", "all"),
+                   help="export anyway: decode accepts differences in decoding only, all accepts every known "
+                   "difference (each is printed)")
+    p.add_argument("--split-special-tokens", action="store_true",
+                   help="make transformers' default llama.cpp's parse_special=False (special-token text stays "
+                   "text unless split_special_tokens=False is passed)")
+    p.add_argument("--verify", action="store_true",
+                   help="load the folder back and compare it with gguftok on every input source (see above)")
+    p.add_argument("--fuzz", type=_count, metavar="N",
+                   help=f"fuzz texts to verify on (default {EXPORT_FUZZ}; 20000 with --all-reference)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="the fuzz texts' seed (default 0)")
+    p.add_argument("--all-reference", action="store_true",
+                   help="export and verify each of the reference vocabularies (in --vocab-dir), one line each; "
+                   "exit status 1 if one that exports exactly differs anywhere")
+    p.add_argument("--vocab-dir", help="with --all-reference: default the fetched data/vocab")
+    add_source_options(p)
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("fetch", help="download and verify llama.cpp's 19 reference vocabularies",
                        description="Downloads the pinned llama-cpp-python sdist once, checks it, extracts the "
