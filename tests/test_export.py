@@ -12,7 +12,7 @@ pytest.importorskip("tokenizers")
 
 from gguftok import Tokenizer
 from gguftok.errors import ExportError
-from gguftok.export import Difference, decode, known_differences, plan, to_tokenizers
+from gguftok.export import Difference, ExportWarning, decode, known_differences, plan, to_tokenizers
 from gguftok.export.verify import verify
 
 SYNTHETIC = REPO / "data" / "synthetic"
@@ -74,8 +74,10 @@ def test_a_refusal_names_every_stage_and_rule_and_exact_false_exports_anyway():
     for d in diffs:
         assert f"{d.stage}: {d.rule}" in message
     assert "exact=False" in message
-    hf = to_tokenizers(tok, exact=False)
-    assert hf.encode("ACGT").ids  # exported, with the differences known
+    with pytest.warns(ExportWarning) as caught:
+        hf = to_tokenizers(tok, exact=False)
+    assert caught[0].message.differences == diffs  # exported, with the differences it does not follow
+    assert hf.encode("ACGT").ids
 
 
 def test_exact_encode_refuses_only_for_what_encoding_touches(vocab_path):

@@ -76,7 +76,7 @@ def test_byte_level_bpe_export_is_exact_or_refused_naming_the_stage(name, toks, 
         assert {d.stage for d in e.value.differences} == REFUSED[name]
     report = verify(tok, hf, gguf=vocab_path(name), fixture=read_fixture(GOLDEN / f"{name}.jsonl.xz"), fuzz=150,
                     seed=20261202, name=name)
-    assert report.texts.get("golden", 0) > 800 and report.id_sequences > 1000
+    assert report.texts.get("golden", 0) > 800 and report.id_sequences > 400
     _assert_exact(report)
 
 

@@ -46,7 +46,17 @@ from ..errors import ExportError
 from ..vocab import CONTROL, UNKNOWN
 from .common import Difference, Stages
 
-__all__ = ["Difference", "ExportError", "Stages", "decode", "known_differences", "plan", "to_tokenizers"]
+__all__ = ["Difference", "ExportError", "ExportWarning", "Stages", "build", "decode", "known_differences", "plan",
+           "to_tokenizers"]
+
+
+class ExportWarning(UserWarning):
+    """``to_tokenizers(tok, exact=False)`` (or ``"encode"``) exported a pipeline that does not follow every rule
+    of llama.cpp's: ``differences`` lists them, each with its stage, rule, example text and the texts it touches."""
+
+    def __init__(self, message: str, differences: list[Difference]) -> None:
+        super().__init__(message)
+        self.differences = differences
 
 # tokenizer.ggml.model's family (gguftok.vocab.MODEL_TYPES) -> the module that writes its stages
 _FAMILIES = {"bpe": "bpe", "spm": "spm", "wpm": "wpm", "ugm": "ugm"}
@@ -154,14 +164,24 @@ def _with_ids(hf: Any, added: list[tuple[int, Any]]) -> Any:
 def to_tokenizers(tok, exact: bool | str = True) -> Any:
     """A ``tokenizers.Tokenizer`` that gives ``tok.encode``'s ids on every input (see the module's table for the
     flags), set to read special-token texts as text (``encode_special_tokens = True``: ``parse_special=False``,
-    as ``tok.encode``; a ``tokenizer.json`` does not keep that setting, which loads as ``False``). ``exact=True`` refuses with an :class:`~gguftok.errors.ExportError` naming each rule the pipeline
-    cannot follow; ``"encode"`` refuses only for differences in encoding; ``False`` exports anyway."""
+    as ``tok.encode``; a ``tokenizer.json`` does not keep that setting, which loads as ``False``).
+    ``exact=True`` refuses with an :class:`~gguftok.errors.ExportError` naming each rule the pipeline
+    cannot follow; ``"encode"`` refuses only for differences in encoding; ``False`` exports anyway, and then
+    warns with an :class:`ExportWarning` whose ``differences`` list what the pipeline does not follow (also
+    :func:`known_differences`, without exporting; or ``plan`` then ``build``, to have both from one pass)."""
     stages = plan(tok)
     refused = _refused(stages.differences, exact)
     if refused:
         raise ExportError(f"{tok.vocab.model!r} cannot be exported exactly ({len(refused)} differences); "
                           "to_tokenizers(tok, exact=False) exports anyway", differences=refused)
     hf = build(stages)
+    if stages.differences and exact is False:
+        import warnings
+
+        warnings.warn(ExportWarning(f"{tok.vocab.model!r} exported with {len(stages.differences)} known differences "
+                                    "(their list: the warning's .differences, or known_differences(tok)): "
+                                    + "; ".join(f"{d.stage}: {d.rule}" for d in stages.differences[:3]),
+                                    stages.differences), stacklevel=2)
     hf.encode_special_tokens = True  # parse_special=False, gguftok's default: user text never becomes a control token
     return hf
 
