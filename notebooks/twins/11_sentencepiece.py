@@ -178,9 +178,10 @@ print("the whole text:", llama_spm.encode("<s>Hi<s> there", add_special=False, p
 # ...)` entries). Here are the symbols the merge leaves for the example above, and what each becomes:
 
 # %%
-from gguftok.models.spm import spm_merge  # noqa: E402
+from gguftok.models.spm import spm_merge as reference_merge  # noqa: E402
 
-symbols = spm_merge(spm_escape("Hello wörld 😀").encode(), llama_spm.model.bytes_to_id, scores)
+# gguftok's merge works on the UTF-8 bytes (bytes -> id); the one you write takes the text and its token ids
+symbols = reference_merge(spm_escape("Hello wörld 😀").encode(), llama_spm.model.bytes_to_id, scores)
 for sym in symbols:
     tid = token_ids.get(sym.decode())
     if tid is not None:
