@@ -302,7 +302,8 @@ def test_where_the_engines_agree_explain_says_so(toks, vocab_path, name):
 
 
 def test_the_other_engines_libraries_stay_inside_disagree():
-    """tokenizers and transformers are imported by gguftok.disagree alone, and only when it compares."""
+    """tokenizers and transformers are imported by gguftok.disagree and gguftok.export alone, and only when they
+    compare or export (tests/test_export.py checks that importing gguftok.export imports neither)."""
     import re
     import subprocess
     import sys
@@ -311,7 +312,7 @@ def test_the_other_engines_libraries_stay_inside_disagree():
     repo = Path(__file__).resolve().parent.parent
     pattern = re.compile(r"^\s*(import|from)\s+(tokenizers|transformers)\b", re.M)
     outside = [str(p.relative_to(repo)) for p in (repo / "gguftok").rglob("*.py")
-               if "disagree" not in p.parts and pattern.search(p.read_text(encoding="utf-8"))]
+               if not {"disagree", "export"} & set(p.parts) and pattern.search(p.read_text(encoding="utf-8"))]
     assert outside == []
     code = "import sys, gguftok.disagree; print(sorted(m for m in ('tokenizers', 'transformers') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=repo)
