@@ -710,28 +710,10 @@ def golden_fixture(name: str, sha256: str) -> Any:
 
 
 def _engine(folder: Path) -> tuple[Any, str]:
-    """The exported folder loaded back, as a ``tokenizers.Tokenizer`` to verify: the one transformers'
-    ``AutoTokenizer`` holds when transformers is installed (so what it changes on loading is verified too),
-    else ``tokenizer.json`` read by ``tokenizers``."""
-    # transformers says on import that PyTorch is missing: true, and not needed for a tokenizer
-    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
-    try:
-        import transformers
-    except ImportError:
-        transformers = None
-    if transformers is not None:
-        import transformers.utils.logging as tlog
+    """The exported folder loaded back (:func:`gguftok.export.files.load_back`)."""
+    from .export.files import load_back
 
-        level = tlog.get_verbosity()
-        tlog.set_verbosity_error()
-        try:
-            hf = transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-        finally:
-            tlog.set_verbosity(level)
-        return hf.backend_tokenizer, f"transformers {transformers.__version__} AutoTokenizer"
-    import tokenizers
-
-    return tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json")), f"tokenizers {tokenizers.__version__}"
+    return load_back(folder)
 
 
 def _verify_folder(tok: Any, folder: Path, gguf: Path | None, fuzz: int, seed: int, name: str,

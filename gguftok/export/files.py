@@ -255,3 +255,28 @@ def save_pretrained(tok, directory: str | os.PathLike, exact: bool | str = True,
     _write_json(paths[1], config)
     _write_json(paths[2], specials)
     return paths
+
+
+def load_back(folder: Path) -> tuple[Any, str]:
+    """The exported folder loaded back, as a ``tokenizers.Tokenizer`` to verify: the one transformers'
+    ``AutoTokenizer`` holds when transformers is installed (so what it changes on loading is verified too),
+    else ``tokenizer.json`` read by ``tokenizers``."""
+    # transformers says on import that PyTorch is missing: true, and not needed for a tokenizer
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+    try:
+        import transformers
+    except ImportError:
+        transformers = None
+    if transformers is not None:
+        import transformers.utils.logging as tlog
+
+        level = tlog.get_verbosity()
+        tlog.set_verbosity_error()
+        try:
+            hf = transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+        finally:
+            tlog.set_verbosity(level)
+        return hf.backend_tokenizer, f"transformers {transformers.__version__} AutoTokenizer"
+    import tokenizers
+
+    return tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json")), f"tokenizers {tokenizers.__version__}"
