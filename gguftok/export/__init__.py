@@ -212,8 +212,10 @@ def decode(hf: Any, tok, ids: Iterable[int], remove_special: bool = False, unpar
     if not unparse_special and v.add_space_prefix and ids and 0 <= ids[0] < len(v.attrs) and \
             v.attrs[ids[0]] & (CONTROL | UNKNOWN):
         # a leading special renders as nothing and takes llama.cpp's strip of the first space with it: the rest
-        # decoded after a byte token "A" (which strips no space), that "A" then cut off
+        # decoded after a token "A" (which strips no space), that "A" then cut off
         probe = v.token_to_id.get("<0x41>")
+        if probe is None and "A" in v.token_to_id and not v.attrs[v.token_to_id["A"]] & (CONTROL | UNKNOWN):
+            probe = v.token_to_id["A"]  # no byte tokens (Unigram): the plain token "A" strips no space either
         if probe is not None:
             text = hf.decode([probe, *ids[1:]], skip_special_tokens=True)
             if text.startswith("A"):

@@ -143,8 +143,14 @@ def _patterns(strip_accents: bool, scope: int = 0x110000
         alone[a:b + 1] = True
     alone &= ~ws
     rest = ~(alone | ws)
+    # passes (2) and (3) read the code points after (1): those below the scope and what (1) makes of them, which
+    # can be above it (U+FA6C, U+FACF-U+FAD1 and U+FAD5-U+FAD7 decompose to CJK ideographs above U+FFFF in
+    # llama.cpp's unicode_ranges_nfd: each a word alone)
+    seen = np.zeros(0x110000, dtype=bool)
+    seen[:scope] = True
+    seen[list(set(nfd_table.values()))] = True
     for mask in (deleted, alone, rest):
-        mask[scope:] = False
+        mask &= seen
     words = re.compile(f"{char_pattern(alone)}|{char_pattern(rest, run=True)}")
     return _passes(changed), nfd_table, _passes(deleted), words
 
