@@ -42,11 +42,20 @@ from .engines import Engine, OtherEngineError, as_engine, transformers_tokenizer
 from .rules import describe_other, ours_rule
 from .sides import GgufSide, HFSide, Partition, Words, strip_added
 
-__all__ = ["STAGES", "Disagreement", "OtherEngineError", "explain", "explain_decode", "transformers_tokenizer",
-           "word_stages"]
+__all__ = ["ONE_CASE_PER_STAGE", "STAGES", "Disagreement", "OtherEngineError", "explain", "explain_decode",
+           "transformers_tokenizer", "word_stages"]
 
 STAGES = ("flags", "special-match", "special-context", "normalizer", "pre-tokenizer", "model", "bos-eos",
           "decoding")
+
+# (vocabulary, text, flags): a text on which transformers' own conversion of the file parts from llama.cpp at
+# each stage in turn (special-match, special-context, normalizer, pre-tokenizer, model, bos-eos)
+ONE_CASE_PER_STAGE = (("qwen2", "Hello </s> world", {"parse_special": True}),
+                      ("llama-spm", "a <s>b", {"add_special": False, "parse_special": True}),
+                      ("llama-spm", "  42", {"add_special": False}),
+                      ("deepseek-coder", "  42", {"add_special": False}),
+                      ("llama-bpe", "Cửa Việt", {"add_special": False}),
+                      ("deepseek-coder", "Hello", {}))
 
 # the metadata keys that can lie behind each stage (two GGUF files of one model)
 STAGE_KEYS = {

@@ -297,7 +297,7 @@ conformance_view(qwen2, TEXTS[1], missed)
 # and names the first where they part (transformers' conversions are made here without PyTorch):
 
 # %%
-from gguftok.disagree import explain, explain_decode, transformers_tokenizer  # noqa: E402
+from gguftok.disagree import ONE_CASE_PER_STAGE, explain, explain_decode, transformers_tokenizer  # noqa: E402
 from gguftok.viz.disagree_view import disagreement_view  # noqa: E402
 
 toks = {"qwen2": qwen2, "llama-bpe": llama3, **{name: Tokenizer.from_gguf(VOCAB / f"ggml-vocab-{name}.gguf")
@@ -317,12 +317,7 @@ disagreement_view(d, deepseek)
 # stage:
 
 # %%
-CASES = [("qwen2", "Hello </s> world", {"parse_special": True}),
-         ("llama-spm", "a <s>b", {"add_special": False, "parse_special": True}),
-         ("llama-spm", "  42", {"add_special": False}),
-         ("deepseek-coder", "  42", {"add_special": False}),
-         ("llama-bpe", "Cửa Việt", {"add_special": False}),
-         ("deepseek-coder", "Hello", {})]
+CASES = ONE_CASE_PER_STAGE
 lines = []
 for name, text, flags in CASES:
     d = explain(toks[name], text, hf[name], **flags)

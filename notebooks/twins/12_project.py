@@ -165,15 +165,10 @@ pipeline_view(to_tokenizers(llama3))
 # of the same file agrees on every one:
 
 # %%
-from gguftok.disagree import transformers_tokenizer  # noqa: E402
+from gguftok.disagree import ONE_CASE_PER_STAGE, transformers_tokenizer  # noqa: E402
 from gguftok.disagree.engines import hf_encode  # noqa: E402
 
-CASES = [("qwen2", "Hello </s> world", {"parse_special": True}),
-         ("llama-spm", "a <s>b", {"add_special": False, "parse_special": True}),
-         ("llama-spm", "  42", {"add_special": False}),
-         ("deepseek-coder", "  42", {"add_special": False}),
-         ("llama-bpe", "Cửa Việt", {"add_special": False}),
-         ("deepseek-coder", "Hello", {})]
+CASES = ONE_CASE_PER_STAGE
 rows = []
 for name, text, flags in CASES:
     tok = Tokenizer.from_gguf(vocab_dir() / f"ggml-vocab-{name}.gguf")
