@@ -15,11 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from .common import Difference, Stages
-
-# llama.cpp's three clean-up passes (gguftok.detokenize.clean_spaces), in order, as replacements of the
-# whole decoded text
-CLEAN_UP = ((" ?", "?"), (" !", "!"), (" .", "."), (" ,", ","), (" ' ", "'"),
-            (" 's", "'s"), (" 'm", "'m"), (" 're", "'re"), (" 've", "'ve"))
+from .pieces import clean_up_decoders
 
 # What llama.cpp's tables (with lowercase and strip_accents) do to a code point otherwise than tokenizers'
 # BertNormalizer and BertPreTokenizer (0.23) do, found by running every code point through both
@@ -123,7 +119,7 @@ def stages(tok: Any) -> Stages:
     pre = pre_tokenizers.Sequence([*words, pre_tokenizers.Metaspace("\u2581", prepend_scheme="always", split=False)])
     dec = [decoders.Replace("\u2581", " "), decoders.Fuse()]
     if v.clean_spaces:
-        dec += [decoders.Replace(a, b) for a, b in CLEAN_UP]
+        dec += clean_up_decoders()
     cls, sep = texts[v.special["bos"]], texts[v.special["sep"]]
     post = processors.TemplateProcessing(single=f"{cls}:0 $A:0 {sep}:0", pair=f"{cls}:0 $A:0 {sep}:0 $B:1 {sep}:1",
                                          special_tokens=[(cls, v.special["bos"]), (sep, v.special["sep"])])
