@@ -190,6 +190,12 @@ def rewrite(pattern: str, mode: str, flags: int) -> str:
     return "".join(out)
 
 
+# A hand-written splitter of llama.cpp's -> a regex that cuts as it does. AFMoE's digits: a run of digits is cut
+# in threes from the right, and the text before the run (back to the previous cut) joins its first group: each
+# piece is the text up to a digit group whose remaining digits come in threes, or a tail with no digit.
+EQUIVALENT = {"afmoe_digits": r"[^\p{N}]*\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))|[^\p{N}]+"}
+
+
 @lru_cache(maxsize=64)
 def onig_pattern(llama_regex: str) -> str:
     """The Oniguruma pattern that cuts as llama.cpp cuts with ``llama_regex`` (one of a pre-type's regexes).
@@ -199,12 +205,14 @@ def onig_pattern(llama_regex: str) -> str:
     >>> [w for w, _ in p.pre_tokenize_str("ab12٣")]
     ['ab', '1', '2', '٣']
 
-    Raises :class:`Unsupported` for a hand-written splitter with no exact pattern (Kimi K2's, AFMoE's digits)
+    Raises :class:`Unsupported` for a hand-written splitter with no exact pattern (Kimi K2's)
     or a construct it does not rewrite.
     """
     fast = FAST.get(llama_regex)
     if fast is not None:
         return rewrite(fast.pattern, "collapsed", regex.VERSION0)
+    if llama_regex in CUSTOM and CUSTOM[llama_regex].__name__ in EQUIVALENT:
+        return onig_pattern(EQUIVALENT[CUSTOM[llama_regex].__name__])
     if llama_regex in CUSTOM:
         raise Unsupported(f"llama.cpp's hand-written splitter {CUSTOM[llama_regex].__name__}() has no regex")
     if uses_categories(llama_regex):
@@ -381,4 +389,4 @@ def _unspell(spelled: str, byte_level: bool) -> str:
 def _splitter_example(rx: str) -> str:
     """A text on which a splitter with no exact pattern cuts otherwise than its regex would."""
     name = CUSTOM[rx].__name__ if rx in CUSTOM else ""
-    return {"kimi_k2": "漢字abc's 1234", "afmoe_digits": "abc12345"}.get(name, "")
+    return {"kimi_k2": "漢字abc's 1234"}.get(name, "")

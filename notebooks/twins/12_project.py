@@ -436,8 +436,8 @@ cli_examples()
 #   `tokenizers` always takes the leftmost.
 # - Phi-3's special tokens strip the spaces after them, C's six; `tokenizers` strips every Unicode space.
 #
-# Two families have no `tokenizers` model at all (RWKV's greedy match over bytes, PLaMo-2's scoring), and two
-# pre-tokenizers are hand-written in llama.cpp with no regex to stand for them (Kimi K2's, AFMoE's digits).
+# Two families have no `tokenizers` model at all (RWKV's greedy match over bytes, PLaMo-2's scoring), and one
+# pre-tokenizer, Kimi K2's, is hand-written in llama.cpp with no regex yet to stand for it.
 
 # %%
 from gguftok.export import known_differences  # noqa: E402
