@@ -37,7 +37,7 @@ from ..pretokenize.fast import FAST
 from ..pretokenize.regex_split import COLLAPSE_TABLE, collapse_pattern, uses_categories
 from ..pretokenize.splitters import CUSTOM
 from ..vocab import BYTE, CONTROL, NORMAL, UNKNOWN, USER_DEFINED
-from .common import Difference, Stages
+from .common import Difference, Stages, utf8
 from .pieces import clean_up_decoders, decoder, whole_token
 
 _MAX = 0x10FFFF
@@ -221,13 +221,6 @@ def onig_pattern(llama_regex: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ stages
-def _utf8(text: str) -> bytes | None:
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return None
-
-
 def stages(tok) -> Stages:
     """The stages of a byte-level (or Gemma 4's ``▁``-escaped) BPE vocabulary, with what they cannot follow.
 
@@ -307,7 +300,7 @@ def stages(tok) -> Stages:
                 else:
                     renamed[text] = spelled
                     text = spelled
-        if _utf8(text) is None:
+        if utf8(text) is None:
             diffs.append(Difference("model", f"token {i}'s text is not UTF-8, which no tokenizers vocabulary holds",
                                     "", "text that makes this token"))
             continue
@@ -344,14 +337,14 @@ def stages(tok) -> Stages:
         # llama.cpp reads a NORMAL token through GPT-2's byte map whenever the vocabulary does not escape spaces,
         # byte-level pre-tokenizer or not
         odd = [i for i, t in enumerate(texts) if _OUTSIDE_MAP.search(t) and v.attrs[i] & NORMAL and not v.attrs[i] &
-               (CONTROL | USER_DEFINED | UNKNOWN) and _utf8(t) is not None and not _decodes_as(t, cached_piece(v, i))]
+               (CONTROL | USER_DEFINED | UNKNOWN) and utf8(t) is not None and not _decodes_as(t, cached_piece(v, i))]
         if odd:
             diffs.append(Difference("decoder", f"{len(odd)} tokens (first {texts[odd[0]]!r}) that GPT-2's byte map "
                                     "cannot read, which llama.cpp writes as [UNK_BYTE_0x...]", "", "decoding them"))
     if not v.escape_whitespaces:
         fixes = []
         for i in v.special_cache:
-            raw = _utf8(texts[i])
+            raw = utf8(texts[i])
             if raw is not None and not _decodes_as(texts[i], raw):
                 fixes.append(decoders.Replace(Regex(whole_token(texts[i])), spell_text(texts[i])))
         dec = decoders.Sequence([*fixes, decoders.ByteLevel(), *tail])
@@ -374,7 +367,7 @@ def _decodes_as(text: str, piece: bytes) -> bool:
     GPT-2's map if all are in it, else the text's own UTF-8."""
     if all(c in CHAR_TO_BYTE for c in text):
         return bytes(CHAR_TO_BYTE[c] for c in text) == piece
-    return _utf8(text) == piece
+    return utf8(text) == piece
 
 
 def _unspell(spelled: str, byte_level: bool) -> str:

@@ -37,3 +37,16 @@ class Stages:
     decoder: Any = None
     added_tokens: list[tuple[int, Any]] = field(default_factory=list)
     differences: list[Difference] = field(default_factory=list)
+
+
+def utf8(text: str) -> bytes | None:
+    """``text`` as UTF-8, or ``None`` for a text that is not (a lone surrogate: gguftok's escape of a byte that is
+    not UTF-8), which no ``tokenizers`` vocabulary or added token can hold.
+
+    >>> utf8("é"), utf8(chr(0xDCFF))
+    (b'\\xc3\\xa9', None)
+    """
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None

@@ -28,26 +28,17 @@ from __future__ import annotations
 from typing import Any
 
 from ..vocab import CONTROL, LSTRIP, RSTRIP, UNKNOWN
-from .common import Difference
+from .common import Difference, utf8
 
 # What llama.cpp's LSTRIP/RSTRIP strip (C isspace), and what tokenizers strips besides (Rust's char::is_whitespace)
 _C_SPACE = " \t\n\v\f\r"
-_RUST_ONLY_SPACE = "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
-                   "\u2028\u2029\u202f\u205f\u3000"
+
 
 
 def is_special(tok, token_id: int) -> bool:
     """Whether llama.cpp reads this token's text only with ``parse_special`` (and renders it only with
     ``unparse_special``): a CONTROL or UNKNOWN token."""
     return bool(tok.vocab.attrs[token_id] & (CONTROL | UNKNOWN))
-
-
-def _utf8_ok(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def added_tokens(tok) -> list[tuple[int, Any]]:
@@ -59,7 +50,7 @@ def added_tokens(tok) -> list[tuple[int, Any]]:
     out = []
     for tid in sorted(v.special_cache):
         text, attr = v.texts[tid], v.attrs[tid]
-        if not text or not _utf8_ok(text):
+        if not text or utf8(text) is None:
             continue
         out.append((tid, AddedToken(text, single_word=False, lstrip=bool(attr & LSTRIP), rstrip=bool(attr & RSTRIP),
                                     normalized=False, special=is_special(tok, tid))))
@@ -92,7 +83,7 @@ def leftmost_longest(text: str, tokens: dict[str, int]) -> list[int]:
     lengths = sorted({len(t) for t in tokens}, reverse=True)
     out, i = [], 0
     while i < len(text):
-        hit = next((n for n in lengths if text.startswith(text[i:i + n], i) and text[i:i + n] in tokens), None)
+        hit = next((n for n in lengths if text[i:i + n] in tokens), None)
         if hit:
             out.append(tokens[text[i:i + hit]])
             i += hit
@@ -107,10 +98,10 @@ def added_token_differences(tok) -> list[Difference]:
     diffs: list[Difference] = []
     ids = list(v.special_cache)
     for tid in ids:
-        if not _utf8_ok(v.texts[tid]):
+        if utf8(v.texts[tid]) is None:
             diffs.append(Difference("added tokens", f"token {tid}'s text is not UTF-8: tokenizers holds only text",
                                     "", "input bytes that are not UTF-8"))
-    ok = [t for t in ids if _utf8_ok(v.texts[t]) and v.texts[t]]
+    ok = [t for t in ids if utf8(v.texts[t]) is not None and v.texts[t]]
     texts = [v.texts[t] for t in ok]
     by_text = {v.texts[t]: t for t in ok}
     seen = set()
