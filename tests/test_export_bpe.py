@@ -30,7 +30,6 @@ REFUSED = {"falcon": {"added tokens"}}
 PRES = [p.name.removesuffix(".jsonl.xz") for p in fixture_paths() if p.name.startswith("pre-")]
 # pre-tokenizer type -> the stages refused on the relabelled GPT-2 vocabulary
 REFUSED_PRES = {
-    "pre-kimi-k2": {"pre-tokenizer"},  # llama.cpp's hand-written splitter, no regex written for it yet
     "pre-whitespace": {"model"},  # a space that reaches the merges: llama.cpp aborts
 }
 
@@ -87,6 +86,27 @@ def test_afmoe_digits_cut_in_threes_from_the_right_as_llama_cpp_does():
     assert diffs == []
     for text in ("abc12345", "x1234567 89", "\u0661\u0662\u0663\u0664\u0665 a", "12", "a 1 22 333 4444 55555 666666"):
         assert hf.encode(text, add_special_tokens=False).ids == tok.encode(text, add_special=False), text
+
+
+def test_kimi_k2_splitter_as_a_regex_cuts_as_llama_cpp_loop():
+    """Kimi K2's hand-written splitter: Han runs apart from other letters, one leading non-letter, contractions
+    in any case, numbers in threes, and the whitespace rules; also Han-block code points no letter (U+9FFF)."""
+    from tokenizers import Regex, pre_tokenizers
+
+    from gguftok.export.bpe import onig_pattern
+    from gguftok.pretokenize.splitters import CUSTOM, cut, kimi_k2
+
+    rx = next(r for r, fn in CUSTOM.items() if fn is kimi_k2)
+    split = pre_tokenizers.Split(Regex(onig_pattern(rx)), "isolated")
+    for text in ("漢字abc's 1234", "\u9fff\u9ffe.x", "  abc", "x\r\n \n  y", "IT'RE it'Ll 'd", "é\u0301ß漢a",
+                 "a.\n\n b", "\u3000\u3000\u0085", "½٣12345", "-- \t"):
+        cps = [ord(c) for c in text]
+        want = ["".join(map(chr, p)) for p in cut(cps, kimi_k2(cps, [len(cps)]))]
+        assert [w for w, _ in split.pre_tokenize_str(text)] == want, text
+    tok, _ = _pre_tokenizer("pre-kimi-k2")
+    hf, diffs = _export("pre-kimi-k2", tok)
+    assert diffs == []
+    assert hf.encode("漢字abc's 1234", add_special_tokens=False).ids == tok.encode("漢字abc's 1234", add_special=False)
 
 
 @pytest.mark.parametrize("name", PRES)

@@ -6,7 +6,8 @@
   literal) becomes the explicit class of the code points it matches *in llama.cpp*, computed from llama.cpp's
   own Unicode 15.1 tables (:data:`~gguftok.pretokenize.regex_split.COLLAPSE_TABLE`), so the two engines agree
   on every code point whatever Oniguruma's Unicode version. A hand-written llama.cpp splitter is taken from
-  its exact pattern in :mod:`gguftok.pretokenize.fast`. Then ``ByteLevel(add_prefix_space=False,
+  its exact pattern in :mod:`gguftok.pretokenize.fast`, or from one written here for it (AFMoE's digits,
+  Kimi K2's Han-aware words). Then ``ByteLevel(add_prefix_space=False,
   use_regex=False)``, and a ``Split(..., "removed")`` of the byte characters that are no token (llama.cpp
   keeps such a character as a symbol no merge touches, then drops it: removing it where it stands is the same).
 - **model**: ``BPE(vocab, merges, ignore_merges=...)``; a token whose llama.cpp piece is not what the
@@ -196,6 +197,49 @@ def rewrite(pattern: str, mode: str, flags: int) -> str:
 EQUIVALENT = {"afmoe_digits": r"[^\p{N}]*\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))|[^\p{N}]+"}
 
 
+def _kimi_k2() -> str:
+    """Kimi K2's splitter as an Oniguruma pattern. llama.cpp's loop tries, at each cut, in this order:
+
+    1. a run of Han (its own block list, unassigned code points in the blocks included);
+    2. a run of non-Han letters, after at most one code point that is no CR, LF, letter or number, then
+       ``'s 't 'm 'd 're 've 'll`` in any case of its lowercase table;
+    3. one to three numbers;
+    4. an optional space, a run of code points that are no whitespace, letter or number, then CRs and LFs;
+    5. whitespace: up to its last CR or LF if it has one, else all but its last code point when more follows
+       in the piece, else all of it.
+
+    Each step is one alternative, with the classes from llama.cpp's own tables; every code point starts one of
+    them, so the loop's last resort (one code point alone) never comes.
+    """
+    from ..pretokenize.splitters import _HAN_RANGES
+    from ..pretokenize.unicode import _LOWER, CATEGORY, LETTER, NUMBER, WHITESPACE_SET
+
+    cat = np.frombuffer(CATEGORY, dtype=np.uint8)
+    letter, number = (cat & LETTER) != 0, (cat & NUMBER) != 0
+    space = np.zeros(_MAX + 1, dtype=bool)
+    space[list(WHITESPACE_SET)] = True
+    han = np.zeros(_MAX + 1, dtype=bool)
+    for a, b in _HAN_RANGES:
+        han[a:b + 1] = True
+    crlf = np.zeros(_MAX + 1, dtype=bool)
+    crlf[[0x0D, 0x0A]] = True
+
+    def lower_is(c: str) -> str:
+        members = np.zeros(_MAX + 1, dtype=bool)
+        members[[ord(c), *(k for k, v in _LOWER.items() if v == ord(c))]] = True
+        return class_of(members)
+
+    s, t, m, d, r, e, v, ll = map(lower_is, "stmdrevl")
+    w, nl = class_of(space), class_of(crlf)
+    return (f"{class_of(han)}+|{class_of(~(letter | number | crlf))}?{class_of(letter & ~han)}+"
+            f"(?:'(?:{s}|{t}|{m}|{d}|{r}{e}|{v}{e}|{ll}{ll}))?|{class_of(number)}{{1,3}}"
+            f"| ?{class_of(~(space | letter | number))}+{nl}*|{w}*{nl}|{w}+(?!{class_of(~space)})|{w}+")
+
+
+# A hand-written splitter -> its pattern, written directly for Oniguruma (classes no llama.cpp regex names).
+BUILT = {"kimi_k2": _kimi_k2}
+
+
 @lru_cache(maxsize=64)
 def onig_pattern(llama_regex: str) -> str:
     """The Oniguruma pattern that cuts as llama.cpp cuts with ``llama_regex`` (one of a pre-type's regexes).
@@ -205,7 +249,7 @@ def onig_pattern(llama_regex: str) -> str:
     >>> [w for w, _ in p.pre_tokenize_str("ab12٣")]
     ['ab', '1', '2', '٣']
 
-    Raises :class:`Unsupported` for a hand-written splitter with no exact pattern (Kimi K2's)
+    Raises :class:`Unsupported` for a hand-written splitter with no exact pattern (every one has one now)
     or a construct it does not rewrite.
     """
     fast = FAST.get(llama_regex)
@@ -213,6 +257,8 @@ def onig_pattern(llama_regex: str) -> str:
         return rewrite(fast.pattern, "collapsed", regex.VERSION0)
     if llama_regex in CUSTOM and CUSTOM[llama_regex].__name__ in EQUIVALENT:
         return onig_pattern(EQUIVALENT[CUSTOM[llama_regex].__name__])
+    if llama_regex in CUSTOM and CUSTOM[llama_regex].__name__ in BUILT:
+        return BUILT[CUSTOM[llama_regex].__name__]()
     if llama_regex in CUSTOM:
         raise Unsupported(f"llama.cpp's hand-written splitter {CUSTOM[llama_regex].__name__}() has no regex")
     if uses_categories(llama_regex):
@@ -252,7 +298,7 @@ def stages(tok) -> Stages:
         try:
             steps.append(pre_tokenizers.Split(Regex(onig_pattern(rx)), behavior="isolated"))
         except (Unsupported, Exception) as e:
-            diffs.append(Difference("pre-tokenizer", f"regex {rx!r}: {e}", _splitter_example(rx),
+            diffs.append(Difference("pre-tokenizer", f"regex {rx!r}: {e}", "",
                                     "text the splitter cuts"))
     if byte_level:
         steps.append(pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False))
@@ -377,9 +423,3 @@ def _unspell(spelled: str, byte_level: bool) -> str:
         return bytes(CHAR_TO_BYTE[c] for c in spelled).decode("utf-8")
     except (KeyError, UnicodeDecodeError):
         return ""
-
-
-def _splitter_example(rx: str) -> str:
-    """A text on which a splitter with no exact pattern cuts otherwise than its regex would."""
-    name = CUSTOM[rx].__name__ if rx in CUSTOM else ""
-    return {"kimi_k2": "漢字abc's 1234"}.get(name, "")

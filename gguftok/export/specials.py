@@ -9,7 +9,7 @@ llama.cpp                    ``tokenizers.AddedToken``
 ============================ ============================================================
 CONTROL or UNKNOWN           ``special=True``: not matched when ``encode_special_tokens``
 USER_DEFINED (and not those) ``special=False``: always matched, as llama.cpp always cuts it
-LSTRIP / RSTRIP attribute    ``lstrip`` / ``rstrip``
+LSTRIP / RSTRIP attribute    ``lstrip`` / ``rstrip`` (none where the stripped spaces give no ids anyway)
 (no such rule)               ``single_word=False``, ``normalized=False``
 ============================ ============================================================
 
@@ -27,11 +27,38 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..vocab import CONTROL, LSTRIP, RSTRIP, UNKNOWN
+from ..vocab import CONTROL, LSTRIP, RSTRIP, UNKNOWN, USER_DEFINED
 from .common import Difference, utf8
 
 # What llama.cpp's LSTRIP/RSTRIP strip (C isspace), and what tokenizers strips besides (Rust's char::is_whitespace)
 _C_SPACE = " \t\n\v\f\r"
+
+
+def strip_vanishes(tok) -> bool:
+    """Whether the C spaces that LSTRIP/RSTRIP take from the edge of a text fragment give no ids anyway, so the
+    added token can leave them in place (and ``tokenizers`` strips no other space): a Unigram vocabulary that
+    merges whitespace (a run of spaces at a fragment's edge becomes nothing), whose character map turns each C
+    space into spaces or nothing and has no longer key holding one, and no user-defined token holding one
+    (which would pass through the map unchanged).
+
+    >>> from gguftok import Tokenizer
+    >>> strip_vanishes(Tokenizer.from_gguf("data/vocab/ggml-vocab-nomic-bert-moe.gguf"))
+    True
+    """
+    from .ugm import charsmap_keys
+
+    v = tok.vocab
+    if v.type != "ugm" or not v.remove_extra_whitespaces:
+        return False
+    blob = v.charsmap()
+    keys = charsmap_keys(blob) if blob else {}
+    c_spaces = _C_SPACE.encode()
+    for c in c_spaces[1:]:  # the space itself may stay as it is
+        if keys.get(bytes([c]), b"x").strip(b" "):
+            return False
+    if any(len(k) > 1 and any(b in c_spaces for b in k) for k in keys):
+        return False
+    return not any(v.attrs[i] & USER_DEFINED and any(c in v.texts[i] for c in _C_SPACE) for i in range(len(v.texts)))
 
 
 
@@ -48,11 +75,13 @@ def added_tokens(tok) -> list[tuple[int, Any]]:
 
     v = tok.vocab
     out = []
+    strip = not strip_vanishes(tok)
     for tid in sorted(v.special_cache):
         text, attr = v.texts[tid], v.attrs[tid]
         if not text or utf8(text) is None:
             continue
-        out.append((tid, AddedToken(text, single_word=False, lstrip=bool(attr & LSTRIP), rstrip=bool(attr & RSTRIP),
+        out.append((tid, AddedToken(text, single_word=False, lstrip=strip and bool(attr & LSTRIP),
+                                    rstrip=strip and bool(attr & RSTRIP),
                                     normalized=False, special=is_special(tok, tid))))
     return out
 
@@ -133,7 +162,7 @@ def added_token_differences(tok) -> list[Difference]:
             diffs.append(Difference("added tokens", f"user-defined {user!r} is inside special {inside!r}: with "
                                     "parse_special=False llama.cpp cuts it out, tokenizers skips the special's text "
                                     "whole", inside, "a special token's text, with parse_special=False"))
-    for t in ok:
+    for t in ok if not strip_vanishes(tok) else ():
         attr = v.attrs[t]
         if attr & (LSTRIP | RSTRIP):
             side = "before" if attr & LSTRIP else "after"

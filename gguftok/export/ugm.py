@@ -470,7 +470,7 @@ def _decoder(tok: Any, dead: set[int], escape: dict[str, str]) -> tuple[Any, lis
             "decoder", "llama.cpp strips the space prefix from the first token's piece only, and a control or unknown "
                        "token rendered as nothing (unparse_special=False) is that first token: tokenizers skips it "
                        "before the decoder, which strips the next token's ▁ instead (gguftok.export.decode mends "
-                       "this by decoding after a <0x41> token, which this vocabulary lacks)", example,
+                       "this by decoding after a plain token and cutting its text off)", example,
             "ids starting with a control or unknown token (a BOS), decoded with unparse_special=False"))
     steps = [decoders.Replace(Regex(f"\\A{_DEAD}[0-9]+\\z"), "")]
     steps += [decoders.Replace(p, c) for c, p in escape.items()]

@@ -436,8 +436,8 @@ cli_examples()
 #   `tokenizers` always takes the leftmost.
 # - Phi-3's special tokens strip the spaces after them, C's six; `tokenizers` strips every Unicode space.
 #
-# Two families have no `tokenizers` model at all (RWKV's greedy match over bytes, PLaMo-2's scoring), and one
-# pre-tokenizer, Kimi K2's, is hand-written in llama.cpp with no regex yet to stand for it.
+# Two families have no `tokenizers` model at all (RWKV's greedy match over bytes, PLaMo-2's scoring). The
+# pre-tokenizers llama.cpp writes by hand (Kimi K2's, AFMoE's digits) each have a regex that cuts as they do.
 
 # %%
 from gguftok.export import known_differences  # noqa: E402
