@@ -12,6 +12,7 @@ from gguftok.conformance.golden import read_fixture
 from gguftok.errors import ExportError
 from gguftok.export import build, decode, plan, spm, to_tokenizers
 from gguftok.export.verify import verify
+from gguftok.vocab import RSTRIP
 
 NAMES = ["llama-spm", "phi-3", "baichuan"]
 
@@ -74,6 +75,14 @@ def test_phi3_strips_only_ascii_whitespace_after_a_token(toks):
     hf.encode_special_tokens = False
     assert tok.encode(text, parse_special=True) != hf.encode(text).ids
     assert tok.encode("<|user|> \tx", parse_special=True) == hf.encode("<|user|> \tx").ids
+    # No other stage can strip in its place: the normalizer, pre-tokenizer and model see each text between added
+    # tokens alone, and llama.cpp gives " \tx" other ids after <|user|> than at the start of a text, or after a
+    # token that strips nothing (<s>); so only the added token's own rstrip can tell them apart.
+    user, bos = tok.vocab.token_to_id["<|user|>"], tok.vocab.token_to_id["<s>"]
+    alone = tok.encode(" \tx", add_special=False)
+    assert tok.encode("<|user|> \tx", False, True)[1:] != alone
+    assert tok.encode("<s> \tx", False, True) == [bos, *alone] and not tok.vocab.attrs[bos] & RSTRIP
+    assert tok.vocab.attrs[user] & RSTRIP
 
 
 def test_merge_order():
