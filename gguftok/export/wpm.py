@@ -12,7 +12,10 @@ as ``llama_detokenize`` does.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
+
+import numpy as np
 
 from .common import Difference, Stages
 from .pieces import clean_up_decoders
@@ -94,8 +97,63 @@ WORD_START_MARK = "\u2581x"
 # vocabulary has a token with one of them, or with its lower case
 NEW_CASE = ((0x1C89, 0x1C89), (0xA7CB, 0xA7CC), (0xA7CE, 0xA7CE), (0xA7D2, 0xA7D2), (0xA7D4, 0xA7D4), (0xA7DA, 0xA7DA),
             (0xA7DC, 0xA7DC), (0x10D50, 0x10D65), (0x16EA0, 0x16EB8))
-# the code points llama.cpp reads otherwise and no table above can mend: (first, last, what, example)
-UNMENDED = ((0x166D, 0x166D, "a symbol tokenizers reads as punctuation (a word alone)", "x\u166dy"),)
+# the code points llama.cpp keeps inside a word and tokenizers reads as punctuation (a word alone): mended
+# where no token holds one, as a word with one is then an unknown token in llama.cpp (first, last, example)
+AS_UNKNOWN = ((0x166D, 0x166D, "x\u166dy"),)
+# code points no vocabulary token is likely to hold, which BertPreTokenizer keeps inside a word (private use)
+_NO_TOKEN = ("\U0010fffd", "\U0010fffc", "\U0010fffb")
+
+
+@lru_cache(maxsize=1)
+def word_chars() -> bytes:
+    """The code points ``BertPreTokenizer`` keeps inside a word (neither whitespace nor punctuation to it), as a
+    packed boolean array, found by cutting every code point between two letters."""
+    from tokenizers.pre_tokenizers import BertPreTokenizer
+
+    cps = np.arange(0x110000, dtype=np.int64)
+    cps = cps[(cps < 0xD800) | (cps > 0xDFFF)]
+    text = "a" + "a".join(map(chr, cps.tolist())) + "a"
+    inside = np.zeros(0x110000, dtype=bool)
+    for _, (start, end) in BertPreTokenizer().pre_tokenize_str(text):
+        if end - start > 1:  # code point k of cps stands at 2k + 1
+            inside[cps[(start + 1) // 2:end // 2]] = True
+    return np.packbits(inside).tobytes()
+
+
+def unknown_mends(texts: list[str]) -> tuple[list[Any], list[tuple[str, str, str]]]:
+    """The steps, after ``BertNormalizer``, that turn into one unknown token what llama.cpp turns into one, and
+    the rules left unmended as ``(stage, rule, example)``.
+
+    - A word that starts with ``▁`` itself: llama.cpp matches ``▁▁...``, which no token starts (nor is ``▁``
+      one), an unknown token; ``Metaspace`` adds no ``▁`` to it. Such a ``▁`` becomes a code point no token
+      holds.
+    - :data:`AS_UNKNOWN`: a code point no token holds, inside a word to llama.cpp: becomes one
+      ``BertPreTokenizer`` keeps inside a word, which no token holds either.
+    """
+    from tokenizers import Regex, normalizers
+
+    from .bpe import class_of
+
+    chars = {c for t in texts for c in t}
+    free = next((c for c in _NO_TOKEN if c not in chars), None)
+    steps: list[Any] = []
+    left = []
+    starts = "\u2581" in texts or any(t.startswith("\u2581\u2581") for t in texts)
+    if free is None or starts:
+        left.append(("pre-tokenizer", "Metaspace puts no ▁ before a word that already starts with one; llama.cpp "
+                     "always does", WORD_START_MARK))
+    else:
+        inside = np.unpackbits(np.frombuffer(word_chars(), dtype=np.uint8))[:0x110000].astype(bool)
+        for a, b in ALONE:
+            inside[a:b + 1] = False
+        steps.append(normalizers.Replace(Regex(f"(?<!{class_of(inside)})\\x{{2581}}"), free))
+    for a, b, example in AS_UNKNOWN:
+        if free is None or any(chr(cp) in chars for cp in range(a, b + 1)):
+            left.append(("normalizer", f"U+{a:04X}-U+{b:04X}: a symbol tokenizers reads as punctuation (a word "
+                         "alone)", example))
+        else:
+            steps.append(normalizers.Replace(Regex(char_class(((a, b),))), free))
+    return steps, left
 
 
 def stages(tok: Any) -> Stages:
@@ -112,7 +170,8 @@ def stages(tok: Any) -> Stages:
     bert = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True,
                                       strip_accents=bool(v.strip_accents), lowercase=bool(v.lowercase))
     mended = bool(v.lowercase and v.strip_accents)
-    normalizer = normalizers.Sequence([*mends(), bert]) if mended else bert
+    after, left = unknown_mends(texts) if mended else ([], [])
+    normalizer = normalizers.Sequence([*mends(), bert, *after]) if mended else bert
     words = [pre_tokenizers.BertPreTokenizer()]
     if mended:
         words.append(pre_tokenizers.Split(Regex(char_class(ALONE)), "isolated"))
@@ -123,13 +182,8 @@ def stages(tok: Any) -> Stages:
     cls, sep = texts[v.special["bos"]], texts[v.special["sep"]]
     post = processors.TemplateProcessing(single=f"{cls}:0 $A:0 {sep}:0", pair=f"{cls}:0 $A:0 {sep}:0 $B:1 {sep}:1",
                                          special_tokens=[(cls, v.special["bos"]), (sep, v.special["sep"])])
-    differences = [
-        Difference("pre-tokenizer", "Metaspace puts no ▁ before a word that already starts with one; llama.cpp "
-                   "always does", WORD_START_MARK, "a word starting with U+2581"),
-    ]
+    differences = [Difference(stage, rule, example, "text with it") for stage, rule, example in left]
     if mended:
-        differences += [Difference("normalizer", f"U+{a:04X}-U+{b:04X}: {what}", example, "text with those code points")
-                        for a, b, what, example in UNMENDED]
         chars = {c for t in texts for c in t}
         for a, b in NEW_CASE:
             for cp in range(a, b + 1):
@@ -137,6 +191,8 @@ def stages(tok: Any) -> Stages:
                     differences.append(Difference("normalizer", f"U+{cp:04X}: tokenizers lowercases it, llama.cpp does "
                                                   "not", f"x{chr(cp)}y", "code points new in Unicode 16"))
     else:
+        differences.append(Difference("pre-tokenizer", "Metaspace puts no ▁ before a word that already starts with "
+                                      "one; llama.cpp always does", WORD_START_MARK, "a word starting with U+2581"))
         differences.append(Difference(
             "normalizer", "llama.cpp's tables are mended only for lowercase with strip_accents: "
                           f"lowercase={v.lowercase}, strip_accents={v.strip_accents} is not verified"))
