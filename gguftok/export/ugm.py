@@ -13,10 +13,10 @@ NFKC compositions: each one's value is the NFC of its code points each mapped al
 1. ``Replace`` puts a mark (``U``, a control character the map deletes) after each *unit* of llama.cpp's scan,
    found by one regex with ``\\K``: the longest key of several code points (a trie of them, its equal
    branches merged into classes), else one code point;
-2. ``Replace`` puts a second such mark (``S``) after every code point, so that each is a grapheme cluster
-   alone (a control character is always one) and ``Precompiled`` maps each one alone, as llama.cpp does
-   outside the keys of several code points; ``S`` is deleted by the map, ``U`` is kept (the map is given a
-   value for it, :func:`with_value`);
+2. ``Replace`` puts a second such mark (``S``) wherever two code points could be one grapheme cluster
+   (:data:`CLUSTER_EDGES`), so that each is a cluster alone (a control character is always one) and
+   ``Precompiled`` maps each one alone, as llama.cpp does outside the keys of several code points; ``S`` is
+   deleted by the map, ``U`` is kept (the map is given a value for it, :func:`with_value`);
 3. ``NFC`` composes each unit (a unit mark is a starter that composes with nothing, so no composition crosses
    units), and the unit marks go.
 
@@ -293,13 +293,20 @@ def _charsmap_parts(blob: bytes) -> tuple[str, bytes, str, list[str], tuple[Diff
     return unit_pattern(sorted(multi)), with_value(blob, unit.encode(), unit), alone + unit, free, diffs
 
 
+# Where a mark must go so that every code point is a grapheme cluster alone: after a code point that is not
+# ASCII, before one, and between CR and LF (two other ASCII code points are always two clusters, and a mark, a
+# control character, is a cluster alone). ASCII text gets no marks: one mark after every code point cost
+# 730 us of the 2.6 ms a 1 KB English prompt took.
+CLUSTER_EDGES = f"(?<=[^\\x00-\\x7F])|(?<={ANY})(?=[^\\x00-\\x7F])|(?<=\\r)(?=\\n)"
+
+
 def charsmap_steps(blob: bytes) -> tuple[list[Any], list[str], list[Difference]]:
     """The normalizers that apply the character map as llama.cpp does (see the module's docstring), the control
     characters the map deletes that they leave free (no normalised text holds them), and the differences."""
     from tokenizers import Regex, normalizers
 
     pattern, blob, marks, free, diffs = _charsmap_parts(blob)
-    steps = [normalizers.Replace(Regex(f"(?<={ANY})"), marks[0]), normalizers.Precompiled(blob)]
+    steps = [normalizers.Replace(Regex(CLUSTER_EDGES), marks[0]), normalizers.Precompiled(blob)]
     if pattern:
         unit = marks[1]
         steps = [normalizers.Replace(Regex(pattern), unit), *steps, normalizers.NFC(), normalizers.Replace(unit, "")]
