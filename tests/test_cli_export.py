@@ -28,8 +28,9 @@ def export(*argv: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture(scope="module")
-def bert(vocab_path):
-    return str(vocab_path("bert-bge"))
+def inexact(vocab_path):
+    """Falcon: its overlapping special texts are differences in encoding."""
+    return str(vocab_path("falcon"))
 
 
 def test_writes_the_folder(tmp_path):
@@ -49,10 +50,10 @@ def test_verify_prints_the_agreement(tmp_path):
     assert lines[2].startswith("byte-level-286.gguf") and " fuzz" in lines[2]
 
 
-def test_refusal_is_one_line_per_difference(tmp_path, bert):
-    diffs = known_differences(Tokenizer.from_gguf(bert))
+def test_refusal_is_one_line_per_difference(tmp_path, inexact):
+    diffs = known_differences(Tokenizer.from_gguf(inexact))
     assert diffs and any(d.stage != "decoder" for d in diffs)
-    status, out, err = export(bert, "-o", str(tmp_path / "out"))
+    status, out, err = export(inexact, "-o", str(tmp_path / "out"))
     assert status == 1 and out == ""
     lines = err.splitlines()
     assert len(lines) == len(diffs)
@@ -62,22 +63,22 @@ def test_refusal_is_one_line_per_difference(tmp_path, bert):
     assert not (tmp_path / "out").exists()
 
 
-def test_inexact_all_prints_each_known_difference(tmp_path, bert):
-    diffs = known_differences(Tokenizer.from_gguf(bert))
-    status, out, err = export(bert, "-o", str(tmp_path), "--inexact", "all")
+def test_inexact_all_prints_each_known_difference(tmp_path, inexact):
+    diffs = known_differences(Tokenizer.from_gguf(inexact))
+    status, out, err = export(inexact, "-o", str(tmp_path), "--inexact", "all")
     assert status == 0, err
     lines = out.splitlines()
     assert lines[0].endswith(f"({len(diffs)} known differences)")
     assert [line.split(": ")[1] for line in lines[1:]] == [d.stage for d in diffs]
-    # decode accepts only differences in decoding: bert-bge's are in encoding
-    status, _, err = export(bert, "-o", str(tmp_path), "--inexact", "decode")
+    # decode accepts only differences in decoding: falcon's are in encoding
+    status, _, err = export(inexact, "-o", str(tmp_path), "--inexact", "decode")
     assert status == 1 and all(line.endswith("--inexact all") for line in err.splitlines())
 
 
-def test_verify_fails_with_the_mismatches(tmp_path, bert):
-    """--verify tries the example text of each known difference too: bert-bge's differ, so exit status 1, with
+def test_verify_fails_with_the_mismatches(tmp_path, inexact):
+    """--verify tries the example text of each known difference too: falcon's differ, so exit status 1, with
     at most 5 mismatches shown."""
-    status, out, err = export(bert, "-o", str(tmp_path), "--inexact", "all", "--verify", "--fuzz", "0")
+    status, out, err = export(inexact, "-o", str(tmp_path), "--inexact", "all", "--verify", "--fuzz", "0")
     assert status == 1, (out, err)
     lines = out.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("verified with "))
@@ -100,19 +101,19 @@ def test_reference_vocabularies_are_known_by_their_bytes(tmp_path, vocab_path):
 
 def test_all_reference(tmp_path, vocab_path):
     """One line each, in a folder of two of them (with their cases); exit status 0: the exact one agrees and
-    bert-bge's disagreements are its declared ones."""
+    falcon's disagreements are its declared ones."""
     folder = tmp_path / "vocab"
     folder.mkdir()
-    for name in ("bert-bge", "starcoder"):
+    for name in ("falcon", "starcoder"):
         for suffix in (".gguf", ".gguf.inp", ".gguf.out"):
             (folder / f"ggml-vocab-{name}{suffix}").symlink_to(vocab_path(name, suffix))
     status, out, err = export("--all-reference", "--vocab-dir", str(folder), "--fuzz", "50",
                               "-o", str(tmp_path / "out"))
     assert status == 0, (out, err)
     lines = [line for line in out.splitlines() if not line.startswith("  ")]
-    assert [line.split()[0] for line in lines] == ["bert-bge", "starcoder"]
+    assert [line.split()[0] for line in lines] == ["falcon", "starcoder"]
     assert "known differences: " in lines[0] and lines[1].endswith("[exact]") and "golden" in lines[1]
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["bert-bge", "starcoder"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["falcon", "starcoder"]
 
 
 @pytest.mark.parametrize("argv, needle", [
@@ -138,9 +139,9 @@ def test_failures_are_one_line(tmp_path):
     assert status == 1 and err.startswith("gguftok: error: no such file"), err
 
 
-def test_as_a_command(tmp_path, bert):
+def test_as_a_command(tmp_path, inexact):
     env = {k: v for k, v in os.environ.items() if k != "TRANSFORMERS_NO_ADVISORY_WARNINGS"} | {"HF_HUB_OFFLINE": "1"}
-    r = subprocess.run([sys.executable, "-m", "gguftok", "export", bert, "-o", str(tmp_path)], capture_output=True,
+    r = subprocess.run([sys.executable, "-m", "gguftok", "export", inexact, "-o", str(tmp_path)], capture_output=True,
                        cwd=REPO, timeout=120, env=env)
     assert r.returncode == 1 and b"Traceback" not in r.stderr and r.stdout == b""
     assert all(line.startswith(b"gguftok export: not exact: ") for line in r.stderr.splitlines())

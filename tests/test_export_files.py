@@ -200,7 +200,7 @@ def synthetic():
 
 def test_refuses_what_is_not_exact(tmp_path, vocab_path):
     """exact=True refuses with every difference (stage, rule) and writes nothing; exact=False writes."""
-    tok = Tokenizer.from_gguf(vocab_path("bert-bge"))
+    tok = Tokenizer.from_gguf(vocab_path("falcon"))
     folder = tmp_path / "out"
     with pytest.raises(ExportError) as refused:
         save_pretrained(tok, folder)
@@ -208,6 +208,14 @@ def test_refuses_what_is_not_exact(tmp_path, vocab_path):
     assert not folder.exists()
     assert [p.name for p in save_pretrained(tok, folder, exact=False)] == list(FILES)
     hf = load(folder)
+    assert hf("Hello world")["input_ids"] == tok.encode("Hello world")
+
+
+def test_wordpiece_folder_names_its_special_tokens(tmp_path, vocab_path):
+    """BERT's folder, exact: [CLS] and [SEP] around the ids, and the mask token named."""
+    tok = Tokenizer.from_gguf(vocab_path("bert-bge"))
+    assert [p.name for p in save_pretrained(tok, tmp_path)] == list(FILES)
+    hf = load(tmp_path)
     assert hf("Hello world")["input_ids"] == tok.encode("Hello world")
     assert hf.cls_token == "[CLS]" and hf.sep_token == "[SEP]" and hf.mask_token_id == tok.vocab.special["mask"]
 
