@@ -90,6 +90,7 @@ bench: setup browser
 	$(PY) bench/bench_checks.py
 	$(PY) bench/bench_present.py
 	$(PY) bench/bench_export.py --markdown
+	$(PY) bench/bench_dask.py --markdown
 
 # Tokenize a small corpus with the Hugging Face datasets map (installs datasets into the venv).
 corpus-example: setup

@@ -750,6 +750,22 @@ def _local_path(ref: str) -> Path | None:
     return Path(ref) if Path(ref).is_file() else None
 
 
+def cmd_corpus(args: argparse.Namespace) -> int:
+    """Token ids of every document of a corpus, to Parquet, on Dask (a local cluster, or --scheduler)."""
+    from .corpus import run
+
+    progress = args.progress if args.progress is not None else sys.stderr.isatty()
+    summary = run(args.model, args.inputs, args.output, column=args.column, lang_column=args.lang_column,
+                  lines=args.lines, scheduler=args.scheduler, workers=args.workers, add_special=not args.no_add_special,
+                  parse_special=args.parse_special, progress=progress)
+    n, tokens, chars = summary["documents"], summary["tokens"], summary["chars"]
+    print(f"wrote {args.output}: {n} documents, {tokens} tokens, {chars} characters "
+          f"({tokens / max(1, chars):.4f} tokens per character)")
+    for lang, c in summary.get("by_language", {}).items():
+        print(f"  {lang}: {c['tokens']} tokens, {c['chars']} characters ({c['tokens'] / max(1, c['chars']):.4f})")
+    return 0
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     """The model's tokenizer as a folder transformers' AutoTokenizer loads, refused unless its ids are exact."""
     if args.all_reference:
@@ -1052,6 +1068,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--vocab-dir", help="with --all-reference: default the fetched data/vocab")
     add_source_options(p)
     p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("corpus", help="token ids of every document of a corpus, to Parquet, on Dask",
+                       description="Reads Parquet files or folders (the text in --column) or text files (one "
+                       "document each, or one per line with --lines), encodes every document on a Dask cluster "
+                       "(local worker processes, or the scheduler at --scheduler tcp://host:8786), and writes the ids "
+                       "(list<int32>), n_tokens and n_chars of each to OUT, with the file name or --lang-column. Each "
+                       "worker loads the tokenizer once from MODEL's reference. Needs pip install gguftok[dask].")
+    p.add_argument("model", metavar="MODEL", help=MODEL_HELP)
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="Parquet files or folders, or text files")
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help="the Parquet folder to write")
+    p.add_argument("--column", default="text", help="the text's column in Parquet inputs (default text)")
+    p.add_argument("--lang-column", metavar="COLUMN", help="a language column: kept, and counts per language")
+    p.add_argument("--lines", action="store_true", help="a text file holds one document per line")
+    p.add_argument("--scheduler", metavar="ADDR", help="a running Dask scheduler (default: a local cluster)")
+    p.add_argument("--workers", type=_count, default=0, metavar="N",
+                   help="local worker processes (default: one per CPU)")
+    p.add_argument("--no-add-special", action="store_true", help="no BOS/EOS (add_special=False)")
+    p.add_argument("--parse-special", action="store_true",
+                   help="read special-token text as control tokens (never for untrusted text)")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="a progress bar on stderr (default: when stderr is a terminal)")
+    p.set_defaults(func=cmd_corpus)
 
     p = sub.add_parser("fetch", help="download and verify llama.cpp's 19 reference vocabularies",
                        description="Downloads the pinned llama-cpp-python sdist once, checks it, extracts the "

@@ -140,3 +140,8 @@ class ExportError(GguftokError, ValueError):
                              for d in self.differences]
         super().__init__("\n".join(lines))
 
+
+
+class CorpusError(GguftokError, RuntimeError):
+    """A corpus job could not run: Dask is not installed (``pip install gguftok[dask]``), the scheduler named is
+    not reachable, or an input has no column of the text."""
