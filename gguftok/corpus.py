@@ -83,11 +83,14 @@ def encoded(frame: Any, ref: str, column: str = "text", add_special: bool = True
     return frame.map_partitions(encode_frame, ref, column, add_special, parse_special, meta=_meta(frame))
 
 
-def write_ids(frame: Any, ref: str, path: str, column: str = "text", keep: Sequence[str] = (), **kwargs: Any) -> None:
-    """Write the ids of every document to Parquet (a list<int32> column ``ids``, with ``n_tokens``), beside the
-    columns named in ``keep``; ``kwargs`` go to ``to_parquet``."""
-    out = encoded(frame, _ref(ref), column)[[*keep, "ids", "n_tokens"]]
-    out.to_parquet(path, schema=_schema(frame, keep, ("n_tokens",)), write_index=False, **kwargs)
+def write_ids(frame: Any, ref: str, path: str, column: str = "text", keep: Sequence[str] = (),
+              add_special: bool = True, parse_special: bool = False, counts: Sequence[str] = ("n_tokens",),
+              **kwargs: Any) -> Any:
+    """Write the ids of every document to Parquet (a list<int32> column ``ids``, with the ``counts`` columns of
+    :func:`encode_frame`), beside the columns named in ``keep``; ``kwargs`` go to ``to_parquet`` (whose answer
+    this returns: with ``compute=False``, the job to run)."""
+    out = encoded(frame, _ref(ref), column, add_special, parse_special)[[*keep, "ids", *counts]]
+    return out.to_parquet(path, schema=_schema(frame, keep, counts), write_index=False, **kwargs)
 
 
 def _schema(frame: Any, keep: Sequence[str], counts: Sequence[str]) -> Any:
@@ -180,9 +183,8 @@ def run(ref: str, inputs: Sequence[str], output: str, *, column: str = "text", l
         keep = [c for c in ("file", lang_column) if c and c in frame.columns]
         if lang_column and lang_column not in frame.columns:
             raise CorpusError(f"no column {lang_column!r} for --lang-column (columns: {list(frame.columns)})")
-        out = encoded(frame, _ref(ref), column, add_special, parse_special)
-        job = out[[*keep, "ids", "n_tokens", "n_chars"]].to_parquet(
-            output, schema=_schema(frame, keep, ("n_tokens", "n_chars")), write_index=False, compute=False)
+        job = write_ids(frame, ref, output, column, keep, add_special, parse_special, ("n_tokens", "n_chars"),
+                        compute=False)
         future = client.compute(job)
         if progress:
             distributed.progress(future)
