@@ -8,6 +8,9 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
+# the suite over one worker process per core (pytest-xdist); a file's tests stay on one worker, in order, as
+# nbval needs for a notebook's cells. XDIST= runs it in this process.
+XDIST  ?= -n auto --dist loadfile
 VOCAB  ?= qwen2
 N      ?= 2000
 FUZZ_ARGS ?=
@@ -41,7 +44,7 @@ lint: $(STAMP)
 	$(PY) -m ruff check gguftok tests bench scripts solutions examples notebooks/mytok
 
 test: setup browser lint
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest $(XDIST) $(PYTEST_ARGS)
 
 lab: setup
 	$(PY) -m jupyter lab --notebook-dir=notebooks $(ROOT_ARGS) $(LAB_ARGS)
