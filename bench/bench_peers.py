@@ -42,7 +42,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from _common import HERE, best_cold, best_of, run_in_oracle
-from texts import KINDS, chat_prompts, english, multilingual, text
+from texts import KINDS, chat_prompts, english, multilingual, prompts, sized, text
 
 from gguftok import Tokenizer
 from gguftok.data import vocab_dir
@@ -224,23 +224,36 @@ def gguftok_rss_mb(path: Path) -> float:
     return int(out.stdout.strip()) / 1024
 
 
-def measure(name: str, kinds: tuple[str, ...], repeats: int, peers: bool | str, chat: bool = True) -> Row:
+def size_key(kind: str, size: int | str) -> str:
+    """The key of ``kind`` at ``size`` (bytes, ``"prompts"`` for its stream of 1 KB prompts, ``"full"``)."""
+    return kind if size == "full" else f"{kind}@{size}"
+
+
+def measure(name: str, kinds: tuple[str, ...], repeats: int, peers: bool | str, chat: bool = True,
+            sizes: tuple[int | str, ...] = ()) -> Row:
     """One vocabulary's figures; ``peers``: True (every peer), ``"hf"`` (Hugging Face tokenizers only) or False;
-    ``chat``: also the chat prompts and the memory of the load."""
+    ``chat``: also the chat prompts and the memory of the load; ``sizes``: also each text's start of these
+    many bytes, and with ``"prompts"`` its stream of distinct 1 KB prompts (against llama.cpp only)."""
     path = vocab_path(name)
     row = Row(name)
     texts = {k: text(k) for k in kinds}
-    prompts = chat_prompts()
+    texts |= {size_key(k, n): sized(k, n) for n in sizes if isinstance(n, int) for k in kinds}
+    streams = {size_key(k, "prompts"): list(prompts(k)) for k in kinds} if "prompts" in sizes else {}
+    chat_texts = chat_prompts()
     tok = Tokenizer.from_gguf(path)
     with tempfile.TemporaryDirectory() as tmp:
         files = {}
         for k, t in texts.items():
             files[k] = Path(tmp) / f"{k}.txt"
             files[k].write_bytes(t.encode("utf-8", "surrogatepass"))
-        (Path(tmp) / "prompts.json").write_text(json.dumps(prompts))
+        for k, ps in streams.items():
+            files[k] = Path(tmp) / f"{k}.stream.json"
+            files[k].write_text(json.dumps(ps))
+        (Path(tmp) / "prompts.json").write_text(json.dumps(chat_texts))
         args = ("llama_peer.py", str(path), str(repeats), str(Path(tmp) / "prompts.json"), *map(str, files.values()))
         ref = run_in_oracle(*args)
-        _measure_ours(row, path, tok, texts, prompts, repeats, peers, chat)
+        _measure_ours(row, path, tok, texts, chat_texts, repeats, peers, chat)
+        _measure_streams(row, path, tok, streams, repeats)
         # llama.cpp again, after ours: the machine's load drifts, so each side keeps its best of both windows
         again = run_in_oracle(*args)
         if isinstance(ref, dict) and isinstance(again, dict):
@@ -249,8 +262,23 @@ def measure(name: str, kinds: tuple[str, ...], repeats: int, peers: bool | str, 
             for f, r in again["files"].items():
                 ref["files"][f]["seconds"] = min(ref["files"][f]["seconds"], r["seconds"])
             ref["chat"]["per_call"] = min(ref["chat"]["per_call"], again["chat"]["per_call"])
-    _llama_figures(row, ref, texts, files, chat)
+    _llama_figures(row, ref, texts | {k: "".join(ps) for k, ps in streams.items()}, files, chat)
     return row
+
+
+def _measure_streams(row: Row, path: Path, tok: Tokenizer, streams: dict[str, list[str]], repeats: int) -> None:
+    """Each stream of prompts encoded one after another, one call each: by a fresh tokenizer (cold: the first
+    pass), then by one that has seen them (warm: the same prompts again)."""
+    for k, ps in streams.items():
+        size = sum(len(p.encode("utf-8", "surrogatepass")) for p in ps) / 1e6
+
+        def run(t: Tokenizer, ps=ps) -> None:
+            for p in ps:
+                t.encode(p, add_special=False)
+
+        row.mbps["gguftok cold", k] = size / best_cold(repeats, lambda: Tokenizer.from_gguf(path), run)
+        row.digests[k] = digest([i for p in ps for i in tok.encode(p, add_special=False)])
+        row.mbps["gguftok warm", k] = size / best_of(repeats, lambda ps=ps: run(tok))
 
 
 def _measure_ours(row: Row, path: Path, tok: Tokenizer, texts: dict[str, str], prompts: list[str], repeats: int,
@@ -281,12 +309,13 @@ def _measure_ours(row: Row, path: Path, tok: Tokenizer, texts: dict[str, str], p
     for k, t in texts.items():
         size = len(t.encode("utf-8", "surrogatepass")) / 1e6
         ours = tok.encode(t, add_special=False)
+        full = k in KINDS  # the Python peers on the whole texts only
 
         row.mbps["gguftok cold", k] = size / best_cold(repeats, lambda: Tokenizer.from_gguf(path),
                                                        lambda fresh, t=t: fresh.encode(t, add_special=False))
         row.mbps["gguftok warm", k] = size / best_of(repeats, lambda t=t: tok.encode(t, add_special=False))
         row.digests[k] = digest(ours)
-        if hf is not None:
+        if hf is not None and full:
             from tokenizers import Tokenizer as HF
             theirs = hf.encode(t, add_special_tokens=False).ids
             if theirs != ours:
@@ -296,7 +325,7 @@ def _measure_ours(row: Row, path: Path, tok: Tokenizer, texts: dict[str, str], p
                     repeats, lambda: HF.from_str(hf_json), lambda fresh, t=t: fresh.encode(t, add_special_tokens=False))
                 row.mbps["HF tokenizers warm", k] = size / best_of(
                     repeats, lambda t=t: hf.encode(t, add_special_tokens=False))
-        if tk is not None:
+        if tk is not None and full:
             theirs = [rank_to_id[r] for r in tk.encode_ordinary(t)]
             if theirs != ours:
                 row.notes.append(f"tiktoken on {k}: not comparable, {first_difference(ours, theirs)}")
@@ -415,18 +444,56 @@ FAMILIES = {"bpe": "BPE", "spm": "SentencePiece", "wpm": "WordPiece", "ugm": "Un
             "plamo2": "PLaMo-2"}
 
 
-def all_vocabs(repeats: int, names: tuple[str, ...] = ALL_VOCABS) -> str:
+SIZES: tuple[int | str, ...] = ("prompts", 1_000, 10_000, 100_000)  # and each whole text, about 1 MB
+SIZE_NAMES = {"prompts": "1 KB prompts", 1_000: "1 KB", 10_000: "10 KB", 100_000: "100 KB", "full": "1 MB"}
+
+
+def size_tables(rows: list[tuple[str, str, Row]], sizes: tuple[int | str, ...]) -> list[str]:
+    """For each text, one table: per vocabulary, gguftok's cold and warm speed over llama.cpp's at each size,
+    and what a 1 KB prompt costs each side."""
+    out = []
+    cols = [*sizes, "full"]
+    for k in KINDS:
+        whole = len(text(k).encode("utf-8", "surrogatepass")) / 1e6
+        names = [SIZE_NAMES[n] if n != "full" else f"{whole:.2f} MB" for n in cols]
+        head = ["| vocabulary | family | " + " | ".join(f"{n}, cold | warm" for n in names)
+                + (" | µs a prompt: gguftok cold / warm / llama.cpp |" if "prompts" in sizes else " |"),
+                "|---|---|" + "---:|---:|" * len(cols) + ("---:|" if "prompts" in sizes else "")]
+        lines = [f"**{TEXT_NAMES[k]}**: gguftok's speed over llama.cpp's (above 1x: gguftok faster); *1 KB "
+                 f"prompts*: {len(prompts(k))} distinct prompts of 1 KB, one call each, by one fresh tokenizer "
+                 "(cold: the first pass; warm: the same prompts again)", "", *head]
+        for name, family, row in rows:
+            cells = []
+            for n in cols:
+                key = size_key(k, n)
+                llama = row.mbps.get(("llama.cpp", key))
+                cells += [ratio(row.mbps.get(("gguftok cold", key)), llama),
+                          ratio(row.mbps.get(("gguftok warm", key)), llama)]
+            if "prompts" in sizes:
+                key, count = size_key(k, "prompts"), len(prompts(k))
+                mb = sum(len(p.encode("utf-8", "surrogatepass")) for p in prompts(k)) / 1e6
+                cells.append(" / ".join(f"{1e6 * mb / row.mbps[p, key] / count:.0f}" if (p, key) in row.mbps
+                                        else "-" for p in ("gguftok cold", "gguftok warm", "llama.cpp")))
+            lines.append(f"| {name} | {family} | " + " | ".join(cells) + " |")
+        out += [*lines, ""]
+    return out
+
+
+def all_vocabs(repeats: int, names: tuple[str, ...] = ALL_VOCABS, sizes: tuple[int | str, ...] = SIZES) -> str:
     """Every vocabulary, every text: gguftok cold and warm against llama.cpp (and Hugging Face tokenizers where
-    it gives the same ids), load too; RWKV and PLaMo-2 on the synthetic vocabularies (llama.cpp ships none)."""
+    it gives the same ids), load too; RWKV and PLaMo-2 on the synthetic vocabularies (llama.cpp ships none).
+    With ``sizes``, also each text at those sizes and as a stream of 1 KB prompts, against llama.cpp."""
     kinds = KINDS
+    rows: list[tuple[str, str, Row]] = []
     ratios = ["| vocabulary | family | load / llama.cpp | " + " | ".join(
         f"{TEXT_NAMES[k]}, cold | warm" for k in kinds) + " |", "|---|---|---:|" + "---:|---:|" * len(kinds)]
     speeds = ["| vocabulary | text | gguftok cold | gguftok warm | llama.cpp | HF tokenizers cold | "
               "HF tokenizers warm |", "|---|---|---:|---:|---:|---:|---:|"]
     notes: list[str] = []
     for name in names:
-        row = measure(name, kinds, repeats, peers="hf", chat=False)
+        row = measure(name, kinds, repeats, peers="hf", chat=False, sizes=sizes)
         family = FAMILIES.get(Tokenizer.from_gguf(vocab_path(name)).vocab.type, "?")
+        rows.append((name, family, row))
         cells = []
         for k in kinds:
             llama = row.mbps.get(("llama.cpp", k))
@@ -441,8 +508,11 @@ def all_vocabs(repeats: int, names: tuple[str, ...] = ALL_VOCABS) -> str:
                 + " |")
         notes += [f"{name}: {n}" for n in row.notes]
         print(ratios[-1], *speeds[-len(kinds):], *[f"  note: {n}" for n in row.notes], sep="\n", flush=True)
-    # the speeds behind the ratios: three rows a vocabulary, folded so that the ratios read first
-    return "\n".join(ratios + ["", "<details><summary>The speeds behind these ratios, in MB/s</summary>", ""]
+        if sizes:
+            print(*size_tables(rows[-1:], sizes), sep="\n", flush=True)
+    # by size: a table for each text; then the speeds behind the ratios, folded so that the ratios read first
+    by_size = size_tables(rows, sizes) if sizes else []
+    return "\n".join(ratios + ["", *by_size, "<details><summary>The speeds behind these ratios, in MB/s</summary>", ""]
                      + speeds + [""] + [f"- {n}" for n in notes] + ["", "</details>"])
 
 
@@ -515,6 +585,12 @@ def main() -> None:
                         help="every vocabulary of every family (and the synthetic RWKV and PLaMo-2), cold and warm, "
                              "on every text, against llama.cpp and Hugging Face tokenizers")
     parser.add_argument("--only", help="with --all: these vocabularies only (comma-separated)")
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)),
+                        help="with --all: besides each whole text (about 1 MB), its start of these many bytes, and "
+                             "'prompts' for its stream of distinct 1 KB prompts (comma-separated; '' for none; "
+                             "default %(default)s)")
+    parser.add_argument("--markdown", action="store_true",
+                        help="also print every table as one markdown block at the end (what --readme writes)")
     parser.add_argument("--growth", action="store_true",
                         help="each family on one character repeated and on text without whitespace, 0.25-1 MB")
     parser.add_argument("--scale", action="store_true", help="throughput from 100 KB to 50 MB")
@@ -538,13 +614,18 @@ def main() -> None:
         blocks += [all_bpe(args.repeats), ""]
     if args.all:
         print("\n## every vocabulary against llama.cpp (encode speed ratios: above 1 is faster; load: below 1)")
-        blocks += [all_vocabs(args.repeats, tuple(args.only.split(",")) if args.only else ALL_VOCABS), ""]
+        sizes = tuple(int(n) if n.isdigit() else n for n in args.sizes.split(",") if n)
+        if unknown := [n for n in sizes if n not in SIZE_NAMES or n == "full"]:
+            parser.error(f"--sizes: {unknown} (known: {', '.join(map(str, SIZES))})")
+        blocks += [all_vocabs(args.repeats, tuple(args.only.split(",")) if args.only else ALL_VOCABS, sizes), ""]
     if args.growth:
         print("\n## growth: a fresh tokenizer on hostile texts of three sizes")
         blocks += [growth(), ""]
     if args.scale:
         print("\n## scale")
         blocks += [scale((args.vocab or ["qwen2"])[0]), ""]
+    if args.markdown:
+        print("\n<!-- bench_peers markdown -->\n" + "\n".join(blocks).strip())
     if args.readme:
         rewrite_readme("\n".join(blocks).strip())
 

@@ -4,8 +4,10 @@ Usage: python llama_peer.py VOCAB.gguf REPEATS PROMPTS.json FILE...
 
 Prints one JSON object: the best vocab-only load time, the growth of the peak resident memory over the
 load (``VmHWM``, KB), then for each file the best ``llama_tokenize`` time, the token count and a digest of
-the ids, and the mean time per call of ``llama_tokenize`` on short prompts through the Python binding
-(``parse_special=True``, as a chat application calls it). Needs no gguftok.
+the ids (a file named ``*.stream.json`` holds a JSON list of prompts: the best time of tokenizing them one after
+another, one call each through the Python binding, and the digest of all their ids in order), and the mean time
+per call of ``llama_tokenize`` on short prompts through the Python binding (``parse_special=True``, as a chat
+application calls it). Needs no gguftok.
 """
 
 import hashlib
@@ -53,19 +55,32 @@ def main() -> None:
     rss = peak_kb() - before
     vocab = L.llama_model_get_vocab(model)
     out = {"load": load, "rss_kb": rss, "files": {}}
+
+    def tokenize(text: bytes, parse_special: bool = True) -> list[int]:
+        # what an application does per prompt through the binding: a buffer, the call, the ids as a list
+        buf = (L.llama_token * (len(text) + 8))()
+        n = L.llama_tokenize(vocab, text, len(text), buf, len(text) + 8, False, parse_special)
+        return buf[:n]
+
     for f in files:
+        if f.endswith(".stream.json"):
+            with open(f, encoding="utf-8") as fh:
+                stream = [p.encode("utf-8", "surrogatepass") for p in json.load(fh)]
+            ids = [i for p in stream for i in tokenize(p, False)]
+            best = float("inf")
+            for _ in range(repeats):
+                t = clock()
+                for p in stream:
+                    tokenize(p, False)
+                best = min(best, clock() - t)
+            out["files"][f] = {"seconds": best, "tokens": len(ids), "digest": digest(ids)}
+            continue
         with open(f, "rb") as fh:
             data = fh.read()
         best, ids = time_tokenize(vocab, data, repeats)
         out["files"][f] = {"seconds": best, "tokens": len(ids), "digest": digest(ids)}
     with open(prompts_file, encoding="utf-8") as fh:
         prompts = [p.encode() for p in json.load(fh)]
-
-    def tokenize(text: bytes) -> list[int]:
-        # what an application does per prompt through the binding: a buffer, the call, the ids as a list
-        buf = (L.llama_token * (len(text) + 8))()
-        n = L.llama_tokenize(vocab, text, len(text), buf, len(text) + 8, False, True)
-        return buf[:n]
 
     chat = [tokenize(p) for p in prompts]
     rounds = 200

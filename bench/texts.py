@@ -7,6 +7,9 @@
 - **multilingual**: the fuzzer's seeded generator (:meth:`gguftok.conformance.generate.Generators.long_text`):
   many scripts, emoji, digits, code and whitespace, mixed.
 - **chat prompts**: short ChatML prompts (a system line, a user question), about 30 tokens each.
+- **sized texts** (:func:`sized`): each of the three cut to 1 KB, 10 KB, 100 KB (the start of it), and whole;
+  **prompt streams** (:func:`prompts`): each cut into consecutive distinct 1 KB prompts, as an application sends
+  them one after another.
 """
 
 from __future__ import annotations
@@ -49,6 +52,33 @@ def multilingual(size: int = 1_000_000, seed: int = 7) -> str:
 
 def text(kind: str) -> str:
     return {"english": english, "code": code, "multilingual": multilingual}[kind]()
+
+
+def _cut(data: bytes, n: int) -> tuple[str, int]:
+    """The longest start of ``data`` (UTF-8, surrogates passed) of at most ``n`` bytes that ends on a character
+    boundary, and its length in bytes."""
+    n = min(n, len(data))
+    while 0 < n < len(data) and data[n] & 0xC0 == 0x80:  # a continuation byte: back to the character's start
+        n -= 1
+    return data[:n].decode("utf-8", "surrogatepass"), n
+
+
+@cache
+def sized(kind: str, size: int) -> str:
+    """The start of ``text(kind)``, at most ``size`` bytes, cut between two characters."""
+    return _cut(text(kind).encode("utf-8", "surrogatepass"), size)[0]
+
+
+@cache
+def prompts(kind: str, size: int = 1_000, count: int = 100) -> tuple[str, ...]:
+    """``count`` distinct prompts of about ``size`` bytes each: ``text(kind)`` from its start, cut into
+    consecutive pieces between two characters (none lost, none repeated)."""
+    data, out, at = text(kind).encode("utf-8", "surrogatepass"), [], 0
+    while len(out) < count and at < len(data):
+        piece, n = _cut(data[at:], size)
+        out.append(piece)
+        at += n
+    return tuple(out)
 
 
 USER_QUESTIONS = [

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from gguftok import Tokenizer
 from gguftok.conformance.generate import Generators
-from gguftok.models.bpe import CUT_LONGER_THAN, BPEModel
+from gguftok.models import bpe
+from gguftok.models.bpe import CUT_LONGER_THAN, SHORT_WORD, BPEModel
 from gguftok.pretokenize import PreTokenizer, join_pieces, pre_tokenizer_config
 from gguftok.pretokenize.fast import FAST, PIECE_END, joined_pattern
 from gguftok.pretokenize.regex_split import collapse
@@ -71,9 +72,10 @@ def test_symbol_ids_falls_back_to_bytes_as_the_loop_does():
     assert plain.symbol_ids(["x", "AB"]) == [8, 7]  # A -> <0x41>; B has no byte token
 
 
-def test_gemma4_parts_go_through_the_cache_as_text_word_ids_takes_them(vocab_path):
+def test_gemma4_parts_go_through_the_cache_as_text_word_ids_takes_them(vocab_path, monkeypatch):
     # the cut path looks each part up inline: the ids, the cache's entries and their order must be what calling
     # text_word_ids on each part gives
+    monkeypatch.setattr(bpe, "CUTS_AFTER", -1)  # every long word is cut from the first
     tok = Tokenizer.from_gguf(vocab_path("gemma-4"))
     rng = random.Random(5)
     text = Generators([], []).long_text(rng, 30_000).replace(" ", "\u2581")
@@ -94,3 +96,28 @@ def test_gemma4_parts_go_through_the_cache_as_text_word_ids_takes_them(vocab_pat
             assert got == expect, line
             assert list(inline._cache.items()) == list(calls._cache.items())
         assert cut > 100
+
+
+def test_gemma4_first_prompt_merges_its_lines_whole_and_the_cuts_come_later(vocab_path):
+    """A fresh tokenizer merges its first long words (Gemma 4's lines) whole, without the cut tables (junctions of
+    every merge), until CUTS_AFTER characters of them; then it cuts. The ids are the whole merge's throughout."""
+    from pydoc_data.topics import topics  # English prose: Python's reference, as CPython ships it for help()
+
+    prose = "\n\n".join(topics[name] for name in sorted(topics))
+    tok = Tokenizer.from_gguf(vocab_path("gemma-4"))
+    whole = Tokenizer.from_gguf(vocab_path("gemma-4"))
+    whole.model.cut_marker = None
+    first, *rest = [prose[i:i + 1000] for i in range(0, 40_000, 1000)]
+    long = [w for w in tok.words(first) if CUT_LONGER_THAN < len(w) <= SHORT_WORD]
+    assert len(long) > 5 and sum(map(len, long)) < bpe.CUTS_AFTER
+    assert tok.encode(first) == whole.encode(first)
+    assert tok.model._joins is None and tok.model._uncut == sum(len(w) for w in set(long))  # each new line once
+    for text in rest:
+        assert tok.encode(text) == whole.encode(text)
+    assert tok.model._joins is not None and tok.model._uncut > bpe.CUTS_AFTER
+    assert any(len(tok.model._cut(w)) > 1 for w in long)
+    # a word too long to merge whole cheaply is cut at once, even by a fresh tokenizer
+    line = "▁".join(["alpha", "beta", "gamma", "delta"] * 8)
+    assert len(line) > SHORT_WORD
+    fresh = Tokenizer.from_gguf(vocab_path("gemma-4"))
+    assert fresh.model.word_ids(line) == whole.model.word_ids(line) and fresh.model._joins is not None

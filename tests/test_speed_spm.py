@@ -37,6 +37,7 @@ def hostile(rng: random.Random, n: int, pieces: list[bytes] = ()) -> list[bytes]
 @pytest.mark.parametrize("name", SPM_VOCABS)
 def test_sentencepiece_batch_cuts_give_the_ids_of_the_whole_merge(vocab_path, monkeypatch, name):
     monkeypatch.setattr(spm, "BATCH_FROM", 1)  # every encode with a new piece goes through _batch_ids
+    monkeypatch.setattr(spm, "BATCH_FROM_COLD", 1)
     tok = Tokenizer.from_gguf(vocab_path(name), cache_size=300)  # small: evictions, and the "nearly full" rule
     m = tok.model
     pieces = [t.encode("utf-8", "surrogateescape") for t in tok.vocab.texts]
@@ -69,6 +70,27 @@ def test_sentencepiece_batch_cuts_every_piece_at_mergeable_junctions(toks):
     joins = m._junctions()
     assert all(ord(a) << 21 | ord(b) not in joins for a in "0123456789" for b in "0123456789")
     assert ord("1") << 21 | ord("2") in spm.char_junctions(m._text_to_id)  # but <0x12> has them
+
+
+@pytest.mark.parametrize("name", SPM_VOCABS)
+def test_sentencepiece_first_prompt_needs_no_junctions(vocab_path, name):
+    """A fresh tokenizer's first prompt merges each piece whole, without the junction table, which a large text
+    (BATCH_FROM_COLD missing pieces) or CUTS_AFTER characters of long pieces then make; the ids are the whole
+    merge's throughout."""
+    tok = Tokenizer.from_gguf(vocab_path(name))
+    m = tok.model
+    words = [w for w in WORDS if w.isascii() and w.isalpha()]
+    rng = random.Random(3)
+    prompt = " ".join(rng.choice(words) for _ in range(150)) + " " + "ab" * 20  # one piece of 41 characters
+    data = (" " + prompt).replace(" ", SPACE).encode()
+    assert len(set(data.split(SPACE.encode()))) > spm.BATCH_FROM
+    assert m.encode(data) == m.encode_whole(data) and m._joins is None and m._uncut == 41
+    long = SPACE.join(("xy" * 16 + str(i)) for i in range(spm.CUTS_AFTER // 30 + 1)).encode()  # long pieces
+    assert m.encode(long) == m.encode_whole(long) and m._joins is not None
+    fresh = Tokenizer.from_gguf(vocab_path(name)).model
+    big = SPACE.join(f"{w}{i}" for i, w in enumerate(words * 20)).encode()  # many new pieces in one call
+    assert len(set(big.split(SPACE.encode()))) >= spm.BATCH_FROM_COLD
+    assert fresh.encode(big) == fresh.encode_whole(big) and fresh._joins is not None
 
 
 def _spm_args(tok):

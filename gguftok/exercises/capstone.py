@@ -367,9 +367,10 @@ def _measure(result: VocabGrade, measure: str, texts: Sequence[str], expected, g
 
 
 def grade(assembly: Assembly | None = None, names: Sequence[str] = GRADED, fuzz: int = FUZZ,
-          round_trip: int = ROUND_TRIP) -> Grade:
-    """Assemble (unless given) and grade on every vocabulary of ``names`` that has been fetched. A grade that
-    runs past two seconds shows which vocabulary it is on (:class:`gguftok.viz.progress.Progress`)."""
+          round_trip: int = ROUND_TRIP, until_failure: bool = False) -> Grade:
+    """Assemble (unless given) and grade on every vocabulary of ``names`` that has been fetched (with
+    ``until_failure``, up to the first that fails: its mismatch is what a quick check shows). A grade that runs
+    past two seconds shows which vocabulary it is on (:class:`gguftok.viz.progress.Progress`)."""
     with Progress("grading your GgufTokenizer", unit="vocabulary") as progress:
         progress.at(0, "assembling your package")
         assembly = assembly or assembled()
@@ -378,4 +379,6 @@ def grade(assembly: Assembly | None = None, names: Sequence[str] = GRADED, fuzz:
         for k, name in enumerate(present):
             progress.at(k + 1, name, len(present))
             grades.append(grade_vocab(assembly.GgufTokenizer, name, fuzz, round_trip))
+            if until_failure and not grades[-1].ok:
+                break
     return Grade(assembly.parts, grades)

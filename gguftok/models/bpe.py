@@ -27,6 +27,7 @@ import numpy as np
 
 from ..bytemap import CHAR_TO_BYTE, spell_text
 from ..errors import EncodeError
+from .distinct import distinct
 
 
 def split_merge(line: str) -> tuple[str, str] | None:
@@ -205,6 +206,11 @@ def merge_pairs(word: str, ranks: dict[str, int]) -> list[str]:
 
 # Words longer than this are cut where no merge can join their two sides (BPEModel's cut_marker).
 CUT_LONGER_THAN = 16
+# ... once the model has merged this many characters of such words whole, or meets one longer than SHORT_WORD. The
+# cuts need junctions() of every merge (50 ms for Gemma 4's 514,906), which pays off on a tokenizer that goes on
+# encoding (the parts repeat, and are cached), not on its first prompt: a 1 KB prompt of Gemma 4 lines merges
+# whole in about 2 ms. Past a few prompts, cut words are cheaper than whole lines (a line rarely repeats).
+CUTS_AFTER = 1 << 13
 
 
 def junctions(ranks: dict[str, int]) -> dict[str, frozenset[str]]:
@@ -224,14 +230,15 @@ def junctions(ranks: dict[str, int]) -> dict[str, frozenset[str]]:
     cps = np.frombuffer("\n".join(ranks).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     at = np.flatnonzero(cps == 0x20)
     at = at[(at > 0) & (at < len(cps) - 1)]  # a space first or last in the whole list joins nothing
-    pairs = np.unique((cps[at - 1].astype(np.uint64) << np.uint64(32)) | cps[at + 1])
-    flat = np.empty(2 * len(pairs), dtype="<u4")
-    flat[0::2], flat[1::2] = pairs >> np.uint64(32), pairs & np.uint64(0xFFFFFFFF)
-    text = flat.tobytes().decode("utf-32-le", "surrogatepass")
-    followers: dict[str, set[str]] = {}
-    for i in range(0, len(text), 2):
-        followers.setdefault(text[i], set()).add(text[i + 1])
-    return {a: frozenset(b) for a, b in followers.items()}
+    pairs = distinct((cps[at - 1].astype(np.uint64) << np.uint64(32)) | cps[at + 1])  # sorted by first character
+    if not len(pairs):
+        return {}
+    firsts = (pairs >> np.uint64(32)).astype("<u4")
+    group = np.flatnonzero(np.concatenate(([True], firsts[1:] != firsts[:-1])))
+    heads = firsts[group].tobytes().decode("utf-32-le", "surrogatepass")
+    tails = (pairs & np.uint64(0xFFFFFFFF)).astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
+    bounds = [*group.tolist(), len(tails)]
+    return {a: frozenset(tails[i:j]) for a, i, j in zip(heads, bounds, bounds[1:], strict=False)}
 
 
 _NONE: frozenset[str] = frozenset()
@@ -297,6 +304,7 @@ class BPEModel:
         self.cut_marker = None if ignore_merges else cut_marker
         self._joins: dict[str, frozenset[str]] | None = None  # junctions() and safe_cuts(), on the first long word
         self._cuts: re.Pattern[str] | None = None
+        self._uncut = 0  # characters of long words merged whole so far (CUTS_AFTER)
         self.byte_encode = byte_encode
         self.cache_size = cache_size
         self._cache: OrderedDict[str, list[int]] = OrderedDict()  # word as written in the text -> its ids
@@ -425,7 +433,7 @@ class BPEModel:
 
     def _spelled_ids(self, word: str) -> list[int]:
         """Token ids of one spelled word, merged (no cache)."""
-        if len(word) > CUT_LONGER_THAN and self.cut_marker is not None:
+        if len(word) > CUT_LONGER_THAN and self.cut_marker is not None and self._cutting(len(word)):
             parts = self._cut(word)
             # each part through the cache (a line's words repeat), unless symbols() would take one whole: inside
             # the word, BPE merges it
@@ -446,6 +454,14 @@ class BPEModel:
                     ids += part_ids
                 return ids
         return self.symbol_ids(self.symbols(word))
+
+    def _cutting(self, n: int) -> bool:
+        """Whether a word of ``n`` characters (longer than ``CUT_LONGER_THAN``) is cut: always once the cut tables
+        exist, or if it is too long to merge whole cheaply; else only after ``CUTS_AFTER`` characters."""
+        if self._joins is not None or n > SHORT_WORD:
+            return True
+        self._uncut += n
+        return self._uncut > CUTS_AFTER
 
     def _cut(self, word: str) -> list[str]:
         """A long word in parts that BPE merges alone (:func:`junctions`): first before ``cut_marker`` where it can,

@@ -40,6 +40,7 @@ import numpy as np
 
 from ..errors import VocabError
 from ..pretokenize.unicode import decode_lax
+from .distinct import distinct
 from .piece_cache import DEFAULT_PIECES, PieceCache, Uncached, char_pattern, codes_class, encode_pieces
 from .prefix import PrefixIndex
 from .spm import char_junctions, junction_parts
@@ -89,7 +90,7 @@ class PLaMo2Model:
         self._index = PrefixIndex(wide)
         self._hits = [wide[k] for k in self._index.keys]  # (token id, score) per key of the index
         longer = [p for p in self.pieces if len(p) > 1]
-        joined = np.unique(np.frombuffer("".join(longer).encode("utf-32-le", "surrogatepass"), dtype=np.uint32))
+        joined = distinct(np.frombuffer("".join(longer).encode("utf-32-le", "surrogatepass"), dtype=np.uint32))
         # a run of code points that are in some longer piece, or a run of code points that are in none (each of
         # those alone)
         if len(joined) <= 4096:  # a class of a few code points, built without an array of every code point

@@ -28,6 +28,7 @@ from operator import iadd, itemgetter, not_, or_
 import numpy as np
 
 from ..errors import EncodeError
+from .distinct import distinct
 from .piece_cache import DEFAULT_PIECES, PieceCache, Uncached
 
 # unicode_len_utf8: the length a lead byte announces, from its high nibble (no validation)
@@ -193,6 +194,13 @@ CUT_LONGER_THAN = 24
 # An encode that meets this many pieces not in the cache cuts all its missing pieces at once (_batch_ids):
 # below that, NumPy's cost per call is more than the cuts it saves, and a warm text is not even counted.
 BATCH_FROM = 32
+# Both the batch and the cut of a long piece need merge_junctions() of the vocabulary (30 ms for Llama's 32,000
+# tokens, 60 ms for Baichuan's), which pays off on a large text or on a tokenizer that goes on encoding, not on
+# a first prompt (a 1 KB prompt merges in about 1 ms). Until they exist, an encode batches only from
+# BATCH_FROM_COLD missing pieces, and a piece of up to SHORT_PIECE characters merges whole until CUTS_AFTER
+# characters of such pieces have.
+BATCH_FROM_COLD = 512
+CUTS_AFTER = 1 << 13
 
 
 class _ManyMisses(Exception):
@@ -235,6 +243,7 @@ class SPMModel:
         self._parts = PieceCache(self._part_ids, cache_size)  # parts of pieces cut by junctions (str keys)
         self._fresh: dict[bytes, list[int]] = {}  # during encode: the ids _batch_ids found
         self._misses = -1  # during encode's first pass: the pieces computed so far (-1: not counting)
+        self._uncut = 0  # characters merged before the junctions were made (CUTS_AFTER)
         self._pair_keys: np.ndarray | None = None  # char_junctions() sorted, for _batch_ids
         self._char_ids: np.ndarray | None = None  # code point -> its token's id, -1 for none (for _batch_ids)
         self._id_objects: np.ndarray | None = None  # id -> the int object of that id (for _batch_ids)
@@ -375,13 +384,13 @@ class SPMModel:
             return ids
         if self._misses >= 0:
             self._misses += 1
-            if self._misses >= BATCH_FROM:
+            if self._misses >= BATCH_FROM and (self._joins is not None or self._misses >= BATCH_FROM_COLD):
                 raise _ManyMisses
         try:
             text = piece.decode("utf-8")
         except UnicodeDecodeError:
             return self.encode_whole(piece)
-        if len(text) <= CUT_LONGER_THAN:
+        if len(text) <= CUT_LONGER_THAN or (len(text) <= SHORT_PIECE and not self._cutting(len(text))):
             return self._merged_ids(text, piece)
         parts = self._cut(text)
         if len(parts) == 1:
@@ -390,6 +399,14 @@ class SPMModel:
         for part in parts:
             out += known[part]
         return out
+
+    def _cutting(self, n: int) -> bool:
+        """Whether a piece of ``n`` characters (more than ``CUT_LONGER_THAN``) is cut: once the junctions exist, or
+        once ``CUTS_AFTER`` characters of such pieces have been merged whole."""
+        if self._joins is not None:
+            return True
+        self._uncut += n
+        return self._uncut > CUTS_AFTER
 
     def _part_ids(self, part: str) -> list[int]:
         """The ids of one part (a piece of valid UTF-8 that needs no cut), for the cache of parts."""
@@ -475,7 +492,7 @@ def char_junctions(texts: Iterable[str]) -> frozenset[int]:
     # not across the separator (a pair with a NUL is one too many: fine), nor with a surrogate
     inside = (cps[:-1] != 0) & (cps[1:] != 0)
     inside &= ((cps[:-1] < 0xD800) | (cps[:-1] > 0xDFFF)) & ((cps[1:] < 0xD800) | (cps[1:] > 0xDFFF))
-    return frozenset(np.unique((cps[:-1][inside] << 21) | cps[1:][inside]).tolist())
+    return frozenset(distinct((cps[:-1][inside] << 21) | cps[1:][inside]).tolist())
 
 
 def junction_parts(text: str, pairs: frozenset[int]) -> list[str]:

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..errors import EncodeError, VocabError
 from ..vocab import NORMAL, UNUSED, USER_DEFINED
+from .distinct import distinct
 from .piece_cache import DEFAULT_PIECES, PieceCache, Uncached, char_pattern
 from .prefix import PrefixIndex
 from .spm import UTF8_LEN, char_junctions, junction_parts
@@ -1064,7 +1065,7 @@ class BatchViterbi:
         np.add.at(delta, starts, 1)
         np.add.at(delta, starts + lengths - 1, -1)
         inner = np.flatnonzero(np.cumsum(delta)[:-2] > 0)
-        self.joins = _HashTable(np.unique((cps[inner] << 21) | cps[inner + 1]).astype(_U64), np.zeros(len(inner)))
+        self.joins = _HashTable(distinct((cps[inner] << 21) | cps[inner + 1]).astype(_U64), np.zeros(len(inner)))
         self.token_words = np.zeros((len(starts), max(self.words, 1)), dtype=np.int64)
         for w in range(self.words):
             has = lengths > 3 * w

@@ -122,18 +122,21 @@ def _patterns(strip_accents: bool, scope: int = 0x110000
     ``scope``: the patterns for a text whose code points are all below it (128: ASCII; 0x10000: no code point
     above U+FFFF), whose classes are smaller and faster. Returns (the passes of (1), its table, the passes of
     (2), the pattern of (3))."""
-    cps = np.arange(0x110000)
-    cat = np.frombuffer(CATEGORY, dtype=np.uint8)
-    ws = np.zeros(0x110000, dtype=bool)
-    ws[sorted(WHITESPACE_SET)] = True
     nfd_table: dict[int, int] = {}
-    changed = np.zeros(0x110000, dtype=bool)
     if strip_accents:
         for first, last, nfd in _NFD:
             for cp in range(first, min(last + 1, scope)):
                 if cp != nfd:
                     nfd_table[cp] = nfd
-                    changed[cp] = True
+    # the tables cover the code points the passes can meet: below the scope, and what (1) makes of them (an ASCII
+    # text's patterns are built from 128 entries, not 1,114,112: 1 ms instead of 55, on a first prompt)
+    size = max(scope, max(nfd_table.values(), default=0) + 1)
+    cps = np.arange(size)
+    cat = np.frombuffer(CATEGORY, dtype=np.uint8)[:size]
+    ws = np.zeros(size, dtype=bool)
+    ws[[cp for cp in sorted(WHITESPACE_SET) if cp < size]] = True
+    changed = np.zeros(size, dtype=bool)
+    changed[list(nfd_table)] = True
     deleted = ((cat & CONTROL) != 0) | (cps == 0) | (cps == 0xFFFD)
     if strip_accents:
         deleted |= (cat & ACCENT_MARK) != 0
@@ -146,7 +149,7 @@ def _patterns(strip_accents: bool, scope: int = 0x110000
     # passes (2) and (3) read the code points after (1): those below the scope and what (1) makes of them, which
     # can be above it (U+FA6C, U+FACF-U+FAD1 and U+FAD5-U+FAD7 decompose to CJK ideographs above U+FFFF in
     # llama.cpp's unicode_ranges_nfd: each a word alone)
-    seen = np.zeros(0x110000, dtype=bool)
+    seen = np.zeros(size, dtype=bool)
     seen[:scope] = True
     seen[list(set(nfd_table.values()))] = True
     for mask in (deleted, alone, rest):

@@ -28,6 +28,10 @@ CHROMIUM = Path(os.environ.get("GGUFTOK_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-dev-shm-usage",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 LIGHT, DARK = "JupyterLab Light", "JupyterLab Dark"
+# The bound of a wait for something to show. Every wait is on a condition and returns as soon as it holds, so the
+# bound costs nothing when all is well; it is wide because a kernel on a loaded machine (a load of 4 on 2 cores)
+# answers a change in seconds where a quiet one takes milliseconds.
+WAIT_MS = 120_000
 
 # Lab settings for a test run: every cell in the DOM (no windowing, so a cell far down can be found by its
 # text), no news or update pop-ups, the light theme to start with.
@@ -162,11 +166,14 @@ def run_all(page, timeout_ms: int = 240_000) -> None:
 def expand_going_deeper(page) -> int:
     """Click each "N cells hidden" button a collapsed heading still shows (a lesson's "Going deeper" opens
     collapsed, from its cell's ``jp-MarkdownHeadingCollapsed`` metadata); return how many there were."""
-    buttons = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-showHiddenCellsButton")
+    selector = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-showHiddenCellsButton"
+    buttons = page.locator(selector)
     n = buttons.count()
-    for _ in range(n):
+    for left in range(n - 1, -1, -1):
         buttons.first.click()
-        page.wait_for_timeout(200)
+        # the heading has opened once its button is gone
+        page.wait_for_function("([s, n]) => document.querySelectorAll(s).length <= n", arg=[selector, left],
+                               timeout=WAIT_MS, polling=100)
     return n
 
 
@@ -219,14 +226,14 @@ def html_text(page, html: str) -> str:
                          html)
 
 
-def wait_for_text(page, widget, expected: str, timeout_ms: int = 30_000) -> None:
+def wait_for_text(page, widget, expected: str, timeout_ms: int | None = None) -> None:
     """Wait until the widget shows ``expected`` (the kernel answers a change asynchronously)."""
     try:
         page.wait_for_function(
             """([w, want]) => {
                 const parts = [...w.querySelectorAll('.widget-html-content')].filter(e => e.offsetParent !== null);
                 return parts.length && parts[parts.length - 1].textContent === want;
-            }""", arg=[widget.element_handle(), expected], timeout=timeout_ms, polling=100)
+            }""", arg=[widget.element_handle(), expected], timeout=timeout_ms or WAIT_MS, polling=100)
     except Exception as e:  # show what was there instead
         raise AssertionError(f"the view never showed the expected text.\nexpected: {expected[:400]!r}\n"
                              f"shown:    {(shown_html_text(widget) or '')[:400]!r}") from e
@@ -238,8 +245,17 @@ def set_theme(page, theme: str) -> None:
     page.locator(".lm-Menu-itemLabel").filter(has_text=re.compile("^Theme$")).click()
     page.locator(".lm-Menu-itemLabel").filter(has_text=re.compile(f"^{re.escape(theme)}$")).click()
     light = "true" if theme == LIGHT else "false"
-    page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{light}'", timeout=30_000)
-    page.wait_for_timeout(300)  # the stylesheet swap settles
+    page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{light}'", timeout=WAIT_MS)
+    # the new stylesheet is applied once the notebook's own background is light or dark as the theme is
+    page.wait_for_function(
+        """light => {
+            let e = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook');
+            for (; e; e = e.parentElement) {  // the nearest background that is drawn
+                const [r, g, b, a = 1] = getComputedStyle(e).backgroundColor.match(/[\\d.]+/g).map(Number);
+                if (a > 0) return (0.2126 * r + 0.7152 * g + 0.0722 * b > 128) === light;
+            }
+            return false;
+        }""", arg=theme == LIGHT, timeout=WAIT_MS, polling=100)
 
 
 # The WCAG contrast ratio of every piece of text inside an element: its computed colour against the

@@ -13,7 +13,7 @@ import json
 import os
 
 import pytest
-from labdriver import CHROMIUM, CHROMIUM_ARGS, REPO, Voila, error_outputs, missing_browser, screenshot
+from labdriver import CHROMIUM, CHROMIUM_ARGS, REPO, WAIT_MS, Voila, error_outputs, missing_browser, screenshot
 from test_workbook import VIEWS, play_typed_word, split_two_vocabularies, step_sentencepiece, step_training
 
 WHY_NOT = missing_browser()
@@ -50,6 +50,7 @@ def page(voila):
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        context.set_default_timeout(WAIT_MS)  # clicks and fills wait for their element as long as a view may take
         pg = context.new_page()
         pg.goto(voila.url, timeout=240_000)
         n = len(VIEWS["instructor.ipynb"])

@@ -23,6 +23,7 @@ from labdriver import (
     DARK,
     LIGHT,
     REPO,
+    WAIT_MS,
     Lab,
     code_cell,
     contrast,
@@ -149,7 +150,7 @@ def split_yours_beside(page, widget):
     want = html_text(page, yours_view("qwen2", text).html)
     page.wait_for_function(
         "([w, want]) => [...w.querySelectorAll('.widget-html-content')].some(e => e.textContent === want)",
-        arg=[widget.element_handle(), want], timeout=30_000, polling=100)
+        arg=[widget.element_handle(), want], timeout=WAIT_MS, polling=100)
 
 
 def _frames_shown(page, widget, frames, index: int, action: Callable[[], None]):
@@ -344,11 +345,9 @@ def explain_disagreement(page, widget):
 
     text = "Tiếng Việt"  # the widget's first text, as notebook 09 opens it
     box = widget.locator("textarea").first
-    for _ in range(50):  # the box is filled once the widget's model has arrived
-        if box.input_value() == text:
-            break
-        page.wait_for_timeout(100)
-    assert box.input_value() == text
+    # the box is filled once the widget's model has arrived
+    page.wait_for_function("([b, want]) => b.value === want", arg=[box.element_handle(), text], timeout=WAIT_MS,
+                           polling=100)
     d = shown("llama-bpe", text, converted("llama-bpe"))
     assert d.stages == ["model", "bos-eos"], (text, d.evidence)
     text = "\tThe cat sat"
@@ -514,6 +513,7 @@ def browser():
 @pytest.fixture
 def page(browser, lab):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(WAIT_MS)  # clicks and fills wait for their element as long as a view may take
     pg = context.new_page()
     yield pg
     context.close()
