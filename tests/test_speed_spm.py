@@ -85,10 +85,12 @@ def test_sentencepiece_first_prompt_needs_no_junctions(vocab_path, name):
     data = (" " + prompt).replace(" ", SPACE).encode()
     assert len(set(data.split(SPACE.encode()))) > spm.BATCH_FROM
     assert m.encode(data) == m.encode_whole(data) and m._joins is None and m._uncut == 41
+    run = "中文字符" * 40  # one piece of 160 characters: the queue merges it whole
+    assert m.encode((SPACE + run).encode()) == m.encode_whole((SPACE + run).encode()) and m._joins is None
     long = SPACE.join(("xy" * 16 + str(i)) for i in range(spm.CUTS_AFTER // 30 + 1)).encode()  # long pieces
     assert m.encode(long) == m.encode_whole(long) and m._joins is not None
     fresh = Tokenizer.from_gguf(vocab_path(name)).model
-    big = SPACE.join(f"{w}{i}" for i, w in enumerate(words * 20)).encode()  # many new pieces in one call
+    big = SPACE.join(f"{w}{i}" for i, w in enumerate(words * (spm.BATCH_FROM_COLD // len(words) + 1))).encode()
     assert len(set(big.split(SPACE.encode()))) >= spm.BATCH_FROM_COLD
     assert fresh.encode(big) == fresh.encode_whole(big) and fresh._joins is not None
 

@@ -206,10 +206,11 @@ def merge_pairs(word: str, ranks: dict[str, int]) -> list[str]:
 
 # Words longer than this are cut where no merge can join their two sides (BPEModel's cut_marker).
 CUT_LONGER_THAN = 16
-# ... once the model has merged this many characters of such words whole, or meets one longer than SHORT_WORD. The
-# cuts need junctions() of every merge (50 ms for Gemma 4's 514,906), which pays off on a tokenizer that goes on
-# encoding (the parts repeat, and are cached), not on its first prompt: a 1 KB prompt of Gemma 4 lines merges
-# whole in about 2 ms. Past a few prompts, cut words are cheaper than whole lines (a line rarely repeats).
+# ... once the model has merged this many characters of such words whole (merge_pairs, or the queue past
+# SHORT_WORD: n log n). The cuts need junctions() of every merge (50 ms for Gemma 4's 514,906), which pays off on
+# a tokenizer that goes on encoding (the parts repeat, and are cached), not on its first prompt: a 1 KB prompt of
+# Gemma 4 lines merges whole in about 2 ms. Past a few prompts, cut words are cheaper than whole lines (a line
+# rarely repeats).
 CUTS_AFTER = 1 << 13
 
 
@@ -456,9 +457,9 @@ class BPEModel:
         return self.symbol_ids(self.symbols(word))
 
     def _cutting(self, n: int) -> bool:
-        """Whether a word of ``n`` characters (longer than ``CUT_LONGER_THAN``) is cut: always once the cut tables
-        exist, or if it is too long to merge whole cheaply; else only after ``CUTS_AFTER`` characters."""
-        if self._joins is not None or n > SHORT_WORD:
+        """Whether a word of ``n`` characters (longer than ``CUT_LONGER_THAN``) is cut: once the cut tables exist,
+        or once ``CUTS_AFTER`` characters of such words (this one too) would have been merged whole."""
+        if self._joins is not None:
             return True
         self._uncut += n
         return self._uncut > CUTS_AFTER

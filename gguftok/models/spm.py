@@ -197,9 +197,9 @@ BATCH_FROM = 32
 # Both the batch and the cut of a long piece need merge_junctions() of the vocabulary (30 ms for Llama's 32,000
 # tokens, 60 ms for Baichuan's), which pays off on a large text or on a tokenizer that goes on encoding, not on
 # a first prompt (a 1 KB prompt merges in about 1 ms). Until they exist, an encode batches only from
-# BATCH_FROM_COLD missing pieces, and a piece of up to SHORT_PIECE characters merges whole until CUTS_AFTER
-# characters of such pieces have.
-BATCH_FROM_COLD = 512
+# BATCH_FROM_COLD missing pieces (about 20 KB of English), and a long piece merges whole (merge_short, or the
+# queue past SHORT_PIECE: n log n) until CUTS_AFTER characters of long pieces have.
+BATCH_FROM_COLD = 1536
 CUTS_AFTER = 1 << 13
 
 
@@ -390,7 +390,7 @@ class SPMModel:
             text = piece.decode("utf-8")
         except UnicodeDecodeError:
             return self.encode_whole(piece)
-        if len(text) <= CUT_LONGER_THAN or (len(text) <= SHORT_PIECE and not self._cutting(len(text))):
+        if len(text) <= CUT_LONGER_THAN or not self._cutting(len(text)):
             return self._merged_ids(text, piece)
         parts = self._cut(text)
         if len(parts) == 1:
@@ -402,7 +402,7 @@ class SPMModel:
 
     def _cutting(self, n: int) -> bool:
         """Whether a piece of ``n`` characters (more than ``CUT_LONGER_THAN``) is cut: once the junctions exist, or
-        once ``CUTS_AFTER`` characters of such pieces have been merged whole."""
+        once ``CUTS_AFTER`` characters of such pieces (this one too) would have been merged whole."""
         if self._joins is not None:
             return True
         self._uncut += n
