@@ -16,7 +16,7 @@ import resource
 import sys
 
 import llama_cpp as L
-from _llama import clock, silence, time_tokenize
+from _llama import clock, evict_caches, silence, time_tokenize
 
 
 def peak_kb() -> int:
@@ -69,6 +69,7 @@ def main() -> None:
             ids = [i for p in stream for i in tokenize(p, False)]
             best = float("inf")
             for _ in range(repeats):
+                evict_caches()
                 t = clock()
                 for p in stream:
                     tokenize(p, False)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from gguftok import EncodeError, Tokenizer
 from gguftok.conformance.generate import Generators
 from gguftok.metadata import read_metadata
+from gguftok.models import bpe
 from gguftok.models.bpe import (
     CUT_LONGER_THAN,
     SHORT_WORD,
@@ -173,3 +174,33 @@ def test_a_newline_run_inside_a_long_word_is_merged_not_taken_whole():
     word = "\n\n" + "▁a" * 9
     assert m.word_ids(word) == m.symbol_ids(merge_word(word, m.ranks)) == [0, 0] + [4] * 9
     assert m.word_ids("\n\n") == [1]
+
+
+def test_a_thrashing_word_cache_grows_to_its_bound_and_a_fixed_one_keeps_its_size(vocab_path):
+    """More distinct words than the cache holds, read again in order: an LRU cache finds none of them. The words it
+    evicted come back, so it doubles (up to cache_max) and the third pass finds them all; a cache whose bound is
+    its size keeps evicting. The ids never change."""
+    qwen2 = Tokenizer.from_gguf(vocab_path("qwen2"))
+    v = qwen2.vocab
+    words = [f" w{i}x" for i in range(150)]
+    expect = qwen2.model.encode_text_words(words)
+
+    def model(size, top):
+        return BPEModel(v.token_to_id, v.merges, cache_size=size, cache_max=top)
+
+    grows, fixed = model(100, 400), model(100, None)
+    assert fixed.cache_max == 100 and BPEModel(v.token_to_id, v.merges).cache_max == bpe.GROWN_CACHE_SIZE
+    for _ in range(2):
+        assert grows.encode_text_words(words) == fixed.encode_text_words(words) == expect
+    assert grows.cache_size == 200 and len(grows._cache) == 150
+    assert fixed.cache_size == 100 and len(fixed._cache) == 100
+    hits = []
+    real = grows._spelled_ids
+    grows._spelled_ids = lambda w: hits.append(w) or real(w)
+    assert grows.encode_text_words(words) == expect and not hits  # the third pass: every word from the cache
+    more = [f" y{i}z" for i in range(300)]  # back after 300 other words: within twice 200, so it grows again
+    assert grows.encode_text_words(more * 3) == qwen2.model.encode_text_words(more * 3)
+    assert grows.cache_size == 400
+    for n in (500, 1000):  # but never past its bound, nor for words that come back only after twice its size
+        grows.encode_text_words([f" z{i}y{n}" for i in range(n)] * 3)
+    assert grows.cache_size == 400 and len(grows._cache) == 400

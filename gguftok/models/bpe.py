@@ -156,10 +156,15 @@ def merge_word(word: str, ranks: dict[str, int], trace: list[MergeStep] | None =
 
 
 # The word cache's default size. A word costs about 300 bytes in it (measured with tracemalloc on Qwen2), so
-# at most about 10 MB. 10,000 (the lesson's size, and Hugging Face tokenizers') was too few for a page of
-# many scripts: the benchmark's 1 MB multilingual text has 19,198 distinct words (Qwen2), and a second pass
-# over it still missed 18,424 times (simulate_lru; the first pass 19,538).
+# about 10 MB (40 MB once grown to GROWN_CACHE_SIZE). 10,000 (the lesson's size, and Hugging Face tokenizers')
+# was too few for a page of many scripts: the benchmark's 1 MB multilingual text has 19,198 distinct words
+# (Qwen2), and a second pass over it still missed 18,424 times (simulate_lru; the first pass 19,538).
 DEFAULT_CACHE_SIZE = 32_768
+# The default cache grows, by doubling, up to this many words when it thrashes: when words it evicted come back
+# (a quarter of its size of them, counted on the keys of its last evictions). An LRU cache read in order by more
+# keys than it holds never hits: Gemma 4's 1 MB of multilingual text has 35,604 distinct parts, and a second pass
+# over it found none. An explicit cache_size other than the default is a fixed bound.
+GROWN_CACHE_SIZE = 4 * DEFAULT_CACHE_SIZE
 
 # Words up to this many characters merge in merge_pairs (a list, rescanned after each merge: quadratic, but
 # in C for short words); longer ones in merge_word (a heap: n log n however long the word). Measured on the
@@ -295,7 +300,7 @@ class BPEModel:
 
     def __init__(self, token_to_id: dict[str, int], merges: Sequence[str], *, byte_encode: bool = True,
                  ignore_merges: bool = False, newline_runs_whole: bool = False, cut_marker: str | None = None,
-                 cache_size: int = DEFAULT_CACHE_SIZE) -> None:
+                 cache_size: int = DEFAULT_CACHE_SIZE, cache_max: int | None = None) -> None:
         self.token_to_id = token_to_id
         self.ranks = rank_table(merges)
         self.ignore_merges = ignore_merges
@@ -308,7 +313,12 @@ class BPEModel:
         self._uncut = 0  # characters of long words merged whole so far (CUTS_AFTER)
         self.byte_encode = byte_encode
         self.cache_size = cache_size
+        if cache_max is None:
+            cache_max = GROWN_CACHE_SIZE if cache_size == DEFAULT_CACHE_SIZE else cache_size
+        self.cache_max = max(cache_max, cache_size)
         self._cache: OrderedDict[str, list[int]] = OrderedDict()  # word as written in the text -> its ids
+        self._evicted: OrderedDict[str, None] = OrderedDict()  # the keys of the last cache_size evictions
+        self._returned = 0  # words that came back from _evicted since the cache last grew
         if byte_encode:
             # a lone byte b as a token text: chr(b) for ASCII, else the surrogate escape of the byte
             self._fallback = [token_to_id.get(bytes([b]).decode("utf-8", "surrogateescape")) for b in range(256)]
@@ -373,7 +383,7 @@ class BPEModel:
         quarter to a third of a warm encode of English prose or C++ (Qwen2, Llama 3).
         """
         cache = self._cache
-        cached, touch, evict, spelled_ids = cache.get, cache.move_to_end, cache.popitem, self._spelled_ids
+        cached, touch, keep, spelled_ids = cache.get, cache.move_to_end, self._keep, self._spelled_ids
         size, byte_encode = self.cache_size, self.byte_encode
         whole = self.token_to_id.get if self.ignore_merges else None  # a word that is a token stays whole
         out: list[int] = []
@@ -386,9 +396,7 @@ class BPEModel:
                 tid = whole(spelled) if whole is not None else None
                 ids = [tid] if tid is not None else spelled_ids(spelled)
                 if size:
-                    cache[word] = ids
-                    if len(cache) > size:
-                        evict(last=False)
+                    keep(word, ids)
             else:
                 touch(word)
             out += ids
@@ -423,10 +431,31 @@ class BPEModel:
             return ids
         ids = self._spelled_ids(self.spell(text) if spelled is None else spelled)
         if self.cache_size:
-            cache[text] = ids
-            if len(cache) > self.cache_size:
-                cache.popitem(last=False)
+            self._keep(text, ids)
         return ids
+
+    def _keep(self, word: str, ids: list[int]) -> None:
+        """Put a word the cache lacks in it, evicting the least recently used past ``cache_size``; a cache below
+        ``cache_max`` whose evicted words come back grows (``GROWN_CACHE_SIZE``)."""
+        cache = self._cache
+        cache[word] = ids
+        if len(cache) <= self.cache_size:
+            return
+        old = cache.popitem(last=False)[0]
+        if self.cache_size >= self.cache_max:
+            return
+        evicted = self._evicted
+        if word in evicted:
+            del evicted[word]
+            self._returned += 1
+            if 4 * self._returned >= self.cache_size:
+                self.cache_size = min(2 * self.cache_size, self.cache_max)
+                self._returned = 0
+                evicted.clear()
+                return
+        evicted[old] = None
+        if len(evicted) > self.cache_size:
+            evicted.popitem(last=False)
 
     def _newline_run_token(self, word: str) -> bool:
         """Whether :meth:`symbols` takes ``word`` whole as a run of newlines (Gemma 4)."""

@@ -394,7 +394,9 @@ for word in small.model._cache:
 # generator) has more distinct words than that, so a second pass over it, which an unbounded cache would
 # answer from memory, still misses nearly every word. (For a text the size of this workbook's prose, 10,000
 # words is as good as unbounded: its distinct words all fit. A cache starts to evict only on long documents
-# with many words of their own, which is when the bound on memory matters.)
+# with many words of their own, which is when the bound on memory matters.) Even 32,768 can be too few for a
+# text read twice: so the default cache doubles, up to four times its size, when the words it evicted come
+# back, while a `cache_size` you choose stays a fixed bound.
 
 # %%
 import random  # noqa: E402
