@@ -10,6 +10,7 @@ whole, a FIFO waited on) fails the test instead of filling the machine's memory 
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import math
@@ -228,9 +229,14 @@ def test_shapes_of_the_json_arguments(qwen, tmp_path):
 # ------------------------------------------------------------ item 5 (CLI half): info on any value
 
 
+@functools.cache
+def _metadata(vocab):
+    return read_metadata(vocab)  # read once per vocabulary: each test writes many variants of it
+
+
 def _with(vocab, tmp_path, name, changes):
     path = tmp_path / f"{name}.gguf"
-    write_metadata(path, read_metadata(vocab), changes)
+    write_metadata(path, _metadata(vocab), changes)
     return str(path)
 
 
