@@ -11,6 +11,7 @@ from mutants.capstone import PARTS
 from solutions_loader import wrong_variants
 from viz_checks import assert_sanitizer_safe
 
+from gguftok.data import vocab_dir
 from gguftok.exercises import EXERCISES, capstone, workspace
 from gguftok.viz.compare_view import side_by_side
 from gguftok.viz.scoreboard_view import mismatch_view, scoreboard, yours_beside
@@ -131,24 +132,31 @@ def test_side_by_side_shows_the_students_rows_beside_gguftok(tmp_path, monkeypat
 
 
 # Every stage's wrong variant, put into the assembled reference, makes some vocabulary fail: the grade can fail
-# for a mistake in any part. The exercises' own wrong variants are tried, then tests/mutants/capstone.py's. Not
+# for a mistake in any part. tests/mutants/capstone.py's mistake for the stage is tried first where there is one (the
+# exercises' own wrong variants of those stages change no graded answer, and each costs a whole grade), then the
+# exercises' wrong variants. Not
 # the runner of 09 (the grade reads llama.cpp's files with gguftok's reader, so that a wrong runner cannot hide a
 # failure) and not the class itself (its exercise has a wrong variant).
 GRADED_STAGES = [s for s in workspace.STAGES if s not in ("conformance", "tokenizer")]
 
 
+def _smallest_first() -> list[str]:
+    """The graded vocabularies, the smallest file first: a grade that stops at its first failure gets there
+    sooner (loading a vocabulary in the student's pure-Python reader is most of a vocabulary's grade)."""
+    return sorted(capstone.GRADED, key=lambda n: (vocab_dir() / f"ggml-vocab-{n}.gguf").stat().st_size)
+
+
 @pytest.mark.parametrize("stage", GRADED_STAGES)
 def test_a_wrong_part_fails_the_grade(stage, solved_grade, monkeypatch):
     wrong = wrong_variants()
-    tries = [(EXERCISES[i].name, wrong[i]) for i in EXERCISES if EXERCISES[i].module == stage and i in wrong]
-    if stage in PARTS:
-        tries.append(PARTS[stage])
+    tries = [PARTS[stage]] if stage in PARTS else []
+    tries += [(EXERCISES[i].name, wrong[i]) for i in EXERCISES if EXERCISES[i].module == stage and i in wrong]
     assembly, _ = solved_grade
     module = getattr(assembly.package, stage)
     caught = []
     for name, fn in tries:
         monkeypatch.setattr(module, name, fn)
-        board = capstone.grade(assembly, fuzz=60, round_trip=60, until_failure=True)
+        board = capstone.grade(assembly, _smallest_first(), fuzz=60, round_trip=60, until_failure=True)
         monkeypatch.undo()
         if not board.ok:
             failing = board.vocabs[-1]  # the grade stopped there

@@ -65,7 +65,11 @@ def test_every_entry_of_the_table_decides_a_case(stage, table):
     try:
         for label, without in entries(original):
             setattr(module, table, without)
-            caught = any(not check(ex.id, functions[ex.id]).ok for ex in exercises)
+            catcher = next((ex for ex in exercises if not check(ex.id, functions[ex.id]).ok), None)
+            caught = catcher is not None
+            if caught:  # the check that caught this entry is tried first on the next: a table is mostly one check's
+                exercises.remove(catcher)
+                exercises.insert(0, catcher)
             if (stage, table, label) in EQUIVALENT:
                 assert not caught, f"{table} without {label} is now caught: drop it from EQUIVALENT"
                 continue

@@ -1,6 +1,7 @@
 """Wrong parts for the capstone: one plausible mistake per stage whose effect reaches the graded answers (llama.cpp's
-cases, the fuzz, the round trip). The exercises' own wrong variants are tried first; these cover the stages where
-those change no graded answer (a merge line that starts with a space, say, never occurs in a real vocabulary)."""
+cases, the fuzz, the round trip), for the stages where the exercises' own wrong variants change no graded answer (a
+merge line that starts with a space, say, never occurs in a real vocabulary). Where a stage has one, it is tried
+before the exercises' variants."""
 
 from __future__ import annotations
 
