@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
+import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from gguftok.exercises import EXERCISES
+from gguftok.exercises import EXERCISES, lesson_exercises
 from gguftok.exercises.workspace import load_solution
 
 REPO = Path(__file__).resolve().parent.parent
@@ -36,3 +38,22 @@ def wrong_variants() -> dict[str, Callable]:
         spec.loader.exec_module(module)
         found.update(module.WRONG)
     return found
+
+
+VERDICT = re.compile(r"^[✓✗○] \d\d\.\w+: ")  # the first line of a check's report
+SOLUTIONS_PACKAGE = REPO / "solutions" / "mytok"  # as $GGUFTOK_WORKSPACE: the reference solutions as the student's
+
+
+def verdicts(texts: Iterable[str]) -> list[str]:
+    """The first line of every check report in a notebook's output texts, in order."""
+    lines = (line.strip() for text in texts for line in text.splitlines())
+    return [line for line in lines if VERDICT.match(line)]
+
+
+def assert_every_check_passes(notebook: str, shown: list[str]) -> None:
+    """Each exercise of ``notebook``'s lesson is checked at least once and every check shown passed."""
+    lesson = int(notebook[:2])
+    for ex in lesson_exercises(lesson):
+        mine = [line for line in shown if line[2:].startswith(f"{ex.id}:")]
+        assert mine and all(line.startswith("✓ ") for line in mine), (notebook, ex.id, mine)
+    assert not [line for line in shown if not line.startswith("✓ ")], json.dumps(shown, ensure_ascii=False)

@@ -198,6 +198,11 @@ def error_outputs(page) -> list[str]:
     return found
 
 
+def output_texts(page) -> list[str]:
+    """What a reader sees in each output of the open notebook, as text (one string per output)."""
+    return page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output").all_inner_texts()
+
+
 def code_cell(page, marker: str):
     """The code cell whose source contains ``marker`` (exactly one)."""
     cells = page.locator(".jp-CodeCell").filter(has=page.locator(".jp-InputArea-editor", has_text=marker))

@@ -6,6 +6,11 @@ that each interactive view is on the page; one real interaction per view, whose 
 pure view function of gguftok renders for the new input (computed here, never hard-coded); and, in the dark
 theme, that every piece of token text keeps a readable contrast. Screenshots of each view, light and dark,
 go to ``build/screenshots/`` for people to look at (they are not compared).
+
+The student's package is the reference solutions (``solutions/mytok``), as if every exercise were written: each
+lesson must pass every check it shows, and the views that put the student's answer beside gguftok's show a real
+one. nbval checks the committed notebooks in their other state, nothing attempted; together they run each
+notebook once in each state.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from labdriver import (
     missing_browser,
     notebook_literal,
     open_notebook,
+    output_texts,
     run_all,
     screenshot,
     set_theme,
@@ -41,9 +47,11 @@ from labdriver import (
     wait_for_text,
     widget_of,
 )
+from solutions_loader import SOLUTIONS_PACKAGE, assert_every_check_passes, verdicts
 
 from gguftok import Tokenizer
 from gguftok.data import vocab_dir
+from gguftok.exercises import workspace
 
 WHY_NOT = missing_browser()
 if WHY_NOT and os.environ.get("CI"):
@@ -141,7 +149,7 @@ def split_with_pretokenizer(page, widget):
 
 def split_yours_beside(page, widget):
     """The explorer with the student's splitter: after an edit, both llama.cpp's pieces and the student's row
-    (here the committed, unwritten package: it says so) are what the pure views render."""
+    (here the reference solution's) are what the pure views render."""
     from gguftok.viz.pretokenize_view import explorer_view, yours_view
 
     text = "Hello  world 123456 l'été"
@@ -188,7 +196,7 @@ def play_qwen2_queue(page, widget):
 
 
 def play_yours_beside(page, widget):
-    """The student's trace beside gguftok's: the committed package is unwritten, so one frame says so."""
+    """The student's trace beside gguftok's (here the reference solution's), stepped once."""
     from gguftok.viz.queue_view import beside_frames
 
     frames = beside_frames("Ġtokenization", tok("qwen2").model.ranks)
@@ -495,9 +503,12 @@ def test_every_notebook_with_a_widget_is_covered():
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    server = Lab(tmp_path_factory.mktemp("lab"))
-    yield server
-    server.stop()
+    """The server, and this process, with the solutions as the student's package (its kernels inherit it)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(workspace.ENV, str(SOLUTIONS_PACKAGE))
+        server = Lab(tmp_path_factory.mktemp("lab"))
+        yield server
+        server.stop()
 
 
 @pytest.fixture(scope="module")
@@ -543,6 +554,8 @@ def test_notebook_in_jupyterlab(page, lab, notebook):
         assert len(answers) >= 3, f"{notebook}: {len(answers)} folded self-check answers rendered"
     raw = [a.strip()[:200] for a in answers if "`" in a or "*" in a]
     assert not raw, f"{notebook}: folded answers show raw markdown: {raw}"
+    if notebook[:2].isdigit():
+        assert_every_check_passes(notebook, verdicts(output_texts(page)))
     stem = Path(notebook).stem
     views = VIEWS.get(notebook, [])
     widgets = []
