@@ -57,6 +57,18 @@ def each_vocab(request, vocab_path) -> Path:
     return vocab_path(request.param)
 
 
+FAILED = pytest.StashKey[bool]()  # set on a test whose call failed, for its fixtures' teardown
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Mark the test whose call failed (pytest's recipe for a test's outcome in fixtures)."""
+    report = yield
+    if report.when == "call" and report.failed:
+        item.stash[FAILED] = True
+    return report
+
+
 def pytest_terminal_summary(terminalreporter):
     """Name the folder of screenshots the browser tests wrote in this run (for people; never compared)."""
     shots = REPO / "build" / "screenshots"

@@ -12,10 +12,10 @@ def split_merge(line: str) -> tuple[str, str] | None:
     >>> split_merge("Ġ t"), split_merge("  x"), split_merge("ab")
     (('Ġ', 't'), (' ', 'x'), None)
     """
-    for i in range(1, len(line)):
-        if line[i] == " ":
-            return line[:i], line[i + 1:]
-    return None
+    i = line.find(" ", 1)  # the first space at index 1 or later, -1 when there is none
+    if i < 0:
+        return None
+    return line[:i], line[i + 1:]
 
 
 def merge_ranks(merges: list[str]) -> dict[str, int]:
@@ -26,11 +26,9 @@ def merge_ranks(merges: list[str]) -> dict[str, int]:
     """
     table: dict[str, int] = {}
     for rank, line in enumerate(merges):
-        pair = split_merge(line)
-        if pair is not None:
-            key = pair[0] + " " + pair[1]
-            if key not in table:
-                table[key] = rank
+        # a line that splits is its own key: left + " " + right puts back the one space split_merge cut at
+        if line not in table and split_merge(line) is not None:
+            table[line] = rank
     return table
 
 

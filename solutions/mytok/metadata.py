@@ -72,12 +72,35 @@ def read_value(data: bytes, offset: int, type_code: int) -> tuple[object, int]:
         if item_type in FORMATS:  # all the numbers in one call
             items = struct.unpack_from(f"<{count}{FORMATS[item_type][1]}", data, offset)
             return list(items), offset + count * SIZES[item_type]
+        if item_type == STRING:  # the vocabulary and the merges: read_string inlined, a few times faster
+            return _read_strings(data, offset, count)
         items = []
         for _ in range(count):  # strings, or arrays: each one says how long it is
             item, offset = read_value(data, offset, item_type)
             items.append(item)
         return items, offset
     raise ValueError(f"unknown value type {type_code} at offset {offset}")
+
+
+def _read_strings(data: bytes, offset: int, count: int) -> tuple[list[str], int]:
+    """``count`` strings one after another from ``offset``, as ``read_string`` reads each, and the offset after.
+
+    >>> _read_strings(b"\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00a\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00", 0, 2)
+    (['a', ''], 17)
+    """
+    length_at = struct.Struct("<Q").unpack_from
+    end = len(data)
+    items = []
+    for _ in range(count):
+        if offset + 8 > end:
+            _need(data, offset, 8, "the length of a string")
+        (length,) = length_at(data, offset)
+        offset += 8
+        if offset + length > end:
+            _need(data, offset, length, "a string")
+        items.append(bytes(data[offset:offset + length]).decode("utf-8", "surrogateescape"))
+        offset += length
+    return items, offset
 
 
 def read_metadata(data: bytes) -> dict[str, object]:

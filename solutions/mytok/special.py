@@ -109,6 +109,8 @@ def partition(text: str, specials: list[tuple[str, int, bool]], parse_special: b
     for needle, tid, needs_parse_special in specials:
         if needs_parse_special and not parse_special:
             continue
+        if needle not in text:  # nowhere in the text, so in no fragment of it: nothing to cut
+            continue
         out: list[str | int] = []
         for fragment in fragments:
             if isinstance(fragment, int):  # a token already cut is never searched again

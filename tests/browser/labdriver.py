@@ -95,7 +95,9 @@ class Lab:
         cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={self.port}", "--ip=127.0.0.1",
                "--ServerApp.port_retries=0", "--IdentityProvider.token=", "--ServerApp.password=",
                "--ServerApp.disable_check_xsrf=True",
-               f"--ServerApp.root_dir={root / 'notebooks'}", "--LabApp.news_url=None"]
+               f"--ServerApp.root_dir={root / 'notebooks'}", "--LabApp.news_url=None",
+               # window.jupyterapp, so that the next notebook opens in the running page (open_notebook)
+               "--LabApp.expose_app_in_browser=True"]
         if os.getuid() == 0:
             cmd.append("--allow-root")
         self.log = (root / "jupyterlab.log").open("w")
@@ -139,15 +141,39 @@ class Lab:
 # --------------------------------------------------------------------------------------------- the page
 
 
+NO_DOCUMENT = "() => ![...window.jupyterapp.shell.widgets('main')].some(w => w.context)"
+
+
 def open_notebook(page, lab: Lab, name: str, timeout_ms: int = 60_000) -> None:
-    """Open one notebook in a fresh workspace (``?reset``: no tabs from earlier notebooks) with its kernel idle."""
-    page.goto(f"{lab.url}/lab/tree/{name}?reset")
+    """Open one notebook, alone in the main area, with its kernel idle.
+
+    The first time, the page loads JupyterLab in a fresh workspace (``?reset``). After that, the page's own
+    JupyterLab opens it, as a double click in the file browser does, once :func:`close_notebooks` has closed
+    the last one: loading JupyterLab again would cost each notebook about 4 s of a 2-core machine.
+    """
+    if page.evaluate("() => window.jupyterapp === undefined"):
+        page.goto(f"{lab.url}/lab/tree/{name}?reset")
+    else:
+        assert page.evaluate(NO_DOCUMENT), "a document is still open: close_notebooks() first"
+        page.evaluate("name => { window.jupyterapp.commands.execute('docmanager:open', {path: name}); }", name)
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=timeout_ms)
     # the status bar reads "<kernel name> | Idle" once a kernel has started and connected ("No Kernel" before)
     page.wait_for_function(
         """() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]
                  .some(e => / \\| Idle$/.test(e.textContent) && !e.textContent.startsWith('No Kernel'))""",
         timeout=timeout_ms, polling=200)
+
+
+def close_notebooks(page) -> None:
+    """Close every document in the main area without saving it (what Run All changed stays unsaved)."""
+    page.evaluate("""() => {
+        const app = window.jupyterapp;
+        for (const w of [...app.shell.widgets('main')]) {
+            if (w.context) w.context.model.dirty = false;  // no "save your work?" dialog
+            w.close();
+        }
+    }""")
+    page.wait_for_function(NO_DOCUMENT, timeout=WAIT_MS, polling=100)  # (JupyterLab opens its Launcher there)
 
 
 def run_all(page, timeout_ms: int = 240_000) -> None:

@@ -22,6 +22,7 @@ from functools import cache, partial
 from pathlib import Path
 
 import pytest
+from conftest import FAILED
 from labdriver import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -30,6 +31,7 @@ from labdriver import (
     REPO,
     WAIT_MS,
     Lab,
+    close_notebooks,
     code_cell,
     contrast,
     error_outputs,
@@ -521,13 +523,24 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser, lab):
+@pytest.fixture(scope="module")
+def context(browser):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(WAIT_MS)  # clicks and fills wait for their element as long as a view may take
-    pg = context.new_page()
-    yield pg
+    yield context
     context.close()
+
+
+@pytest.fixture
+def page(context, lab, request):
+    """The page the notebooks open in, one after another in the same JupyterLab (see open_notebook). After a
+    test that failed, the next gets a new page: nothing a failure left (a dialog, a half-run notebook) carries over."""
+    pg = context.pages[0] if context.pages else context.new_page()
+    yield pg
+    if request.node.stash.get(FAILED, False):
+        pg.close()
+    else:
+        close_notebooks(pg)
     lab.shutdown_kernels()
 
 
