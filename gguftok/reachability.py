@@ -87,6 +87,10 @@ class Reachability:
         c = Counter(u.reason for u in self.unreachable)
         return {r: c[r] for r in REASONS if c[r]}
 
+    def summary(self) -> dict[str, int]:
+        """``{"considered": n, "unreachable": m, <reason>: k, ...}``: one row of :func:`counts`."""
+        return {"considered": self.considered, "unreachable": len(self.unreachable), **self.counts()}
+
 
 def check_reachability(tok: Tokenizer, ids: Iterable[int] | None = None, *, workers: int = 1) -> Reachability:
     """Encode the :func:`piece_text` of each id (default: :func:`considered`) with ``add_special=False`` and
@@ -130,11 +134,7 @@ def reason(tok: Tokenizer, piece: bytes) -> str:
 
 def counts(toks: Mapping[str, Tokenizer], *, workers: int = 1) -> dict[str, dict[str, int]]:
     """``{vocabulary: {"considered": n, "unreachable": m, <reason>: k, ...}}`` for many vocabularies."""
-    out = {}
-    for name, tok in toks.items():
-        r = check_reachability(tok, workers=workers)
-        out[name] = {"considered": r.considered, "unreachable": len(r.unreachable), **r.counts()}
-    return out
+    return {name: check_reachability(tok, workers=workers).summary() for name, tok in toks.items()}
 
 
 def trailing_space_ids(tok: Tokenizer, words: Sequence[str]) -> list[tuple[str, list[int], list[int], list[int]]]:

@@ -61,6 +61,9 @@ class SpecialIndex:
         for tid in special_ids:
             self.groups.setdefault(text_of(tid)[:self.PREFIX], []).append(tid)
         self._position = {tid: k for k, tid in enumerate(special_ids)}
+        # the first byte of every prefix: a text holding none of them holds no special token (a short prompt
+        # is answered by one or two byte searches)
+        self._firsts = sorted({prefix[:1] for prefix in self.groups})
         # per prefix length: the prefixes as integers (sorted) and the prefixes in that order
         self._codes: dict[int, tuple[np.ndarray, list[bytes]]] = {}
         if len(self.groups) > self.SCAN_GROUPS:
@@ -74,6 +77,8 @@ class SpecialIndex:
 
     def candidates(self, data: bytes) -> list[int]:
         """The tokens whose group's prefix occurs in ``data``, in the order given (longest text first)."""
+        if not any(first in data for first in self._firsts):  # (b"", an empty text's, is in every text)
+            return []
         if self._codes:
             present = self._present(data)
             found = [tid for prefix in present for tid in self.groups[prefix]]

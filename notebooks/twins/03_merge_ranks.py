@@ -238,24 +238,23 @@ print({piece: words.get(bytes_to_text(piece.encode("utf-8")), 0) for piece in re
 # ## Tokens no text produces
 #
 # Every merge builds a token, but not every token comes out of encoding. Encode each normal token's own text
-# alone: does that one token come back (`gguftok.reachability.unreachable`)?
+# alone: does that one token come back (`gguftok.reachability.check_reachability`)?
 
 # %%
-from gguftok.reachability import counts as reachability_counts  # noqa: E402
+from gguftok.reachability import check_reachability  # noqa: E402
 from gguftok.viz.reachability_view import counts_view, reachability_view, trailing_space_examples  # noqa: E402
 
 real = {name: Tokenizer.from_gguf(vocab_dir() / f"ggml-vocab-{name}.gguf") for name in ("gpt-2", "starcoder")}
 real |= {"llama-bpe": llama3, "qwen2": qwen2}
-counts_view(reachability_counts(real))
+found = {name: check_reachability(tok) for name, tok in real.items()}
+counts_view({name: r.summary() for name, r in found.items()})
 
 # %% [markdown]
 # Two reasons. A token holding only some bytes of a character (`ðŁ`, notebook 02) stands for no text alone.
 # And Qwen2's pre-tokenizer cuts every digit off alone (notebook 04), so no word holds the token `１０`:
 
 # %%
-from gguftok.reachability import unreachable  # noqa: E402
-
-odd = unreachable(qwen2)
+odd = found["qwen2"].ids  # the unreachable ones, in id order
 reachability_view(qwen2, [odd[0], *[i for i in odd if qwen2.vocab.texts[i] in ("ï¼ĳï¼Ĳ", "à¸£à¹Į")]])
 
 # %% [markdown]
