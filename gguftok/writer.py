@@ -31,13 +31,49 @@ def _raw(value: Any) -> Any:
     return value.encode("utf-8", "surrogateescape") if isinstance(value, str) else value
 
 
+def _writer_class() -> type:
+    """``gguf.GGUFWriter``, with typed arrays packed in one call each instead of one call per item.
+
+    gguf-py packs every item of an array through ``_pack_val`` (about 3 µs an item): copying GPT-2's vocabulary
+    (1.5 million array items) took 0.35 s, nine tenths of a test that writes 48 such copies. An array whose item
+    type is given and is a number, a bool or a string is packed here in one ``struct.pack`` or one join, to the
+    same bytes; anything else (an array of arrays, an item type to infer) goes to gguf-py as before.
+    """
+    import struct
+
+    import gguf  # imported here: the reader and the tokenizer never need it
+
+    class Writer(gguf.GGUFWriter):
+        def _pack_val(self, val: Any, vtype: Any, add_vtype: bool, sub_type: Any = None) -> bytes:
+            if (vtype != gguf.GGUFValueType.ARRAY or sub_type is None or not isinstance(val, Sequence)
+                    or not len(val)):
+                return super()._pack_val(val, vtype, add_vtype, sub_type)
+            order = "<" if self.endianess == gguf.GGUFEndian.LITTLE else ">"
+            head = struct.pack(f"{order}IQ", sub_type, len(val))
+            if add_vtype:
+                head = struct.pack(f"{order}I", vtype) + head
+            if sub_type == gguf.GGUFValueType.STRING:
+                length = struct.Struct(f"{order}Q").pack
+                parts = []
+                for item in val:
+                    raw = item.encode("utf-8") if isinstance(item, str) else item
+                    parts += (length(len(raw)), raw)
+                return head + b"".join(parts)
+            fmt = self._simple_value_packing.get(sub_type)
+            if fmt is None:
+                return super()._pack_val(val, vtype, add_vtype, sub_type)
+            return head + struct.pack(f"{order}{len(val)}{fmt}", *val)
+
+    return Writer
+
+
 def write_gguf(path: str | os.PathLike[str], kv: Mapping[str, Any], *, arch: str = "llama",
                byte_order: str = "little") -> Path:
     """Write a GGUF v3 file with the key/values ``kv`` and no tensors; ``general.architecture`` is ``arch``."""
-    import gguf  # imported here: the reader and the tokenizer never need it
+    import gguf
 
     endian = gguf.GGUFEndian.BIG if byte_order == "big" else gguf.GGUFEndian.LITTLE
-    w = gguf.GGUFWriter(path, arch, endianess=endian)
+    w = _writer_class()(path, arch, endianess=endian)
     for key, value in kv.items():
         vtype, sub = None, None
         if isinstance(value, tuple):
