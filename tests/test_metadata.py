@@ -295,3 +295,30 @@ def test_a_short_regular_file_is_read_no_further_than_its_size(tmp_path):
     (tmp_path / "short.gguf").write_bytes(b"GGUF\x03\x00")
     with pytest.raises(GGUFError, match="the GGUF header needs 24 bytes but the file ends after 6"):
         read_metadata(tmp_path / "short.gguf")
+
+
+@pytest.mark.parametrize("byte_order", ["little", "big"])
+def test_the_writer_packs_arrays_to_the_bytes_gguf_py_packs(tmp_path, byte_order):
+    """gguftok's writer packs a typed array in one call; gguf-py's own GGUFWriter, item by item, is the reference."""
+    kv = {f"a.{vt.name}": (vt, values) for vt, values in {
+        ValueType.UINT8: [0, 255], ValueType.INT8: [-128, 7], ValueType.UINT16: [65535], ValueType.INT16: [-2],
+        ValueType.UINT32: [1, 2, 3], ValueType.INT32: [-1], ValueType.FLOAT32: [1.5, float("nan")],
+        ValueType.BOOL: [True, False, 3], ValueType.UINT64: [2**64 - 1], ValueType.INT64: [-(2**63)],
+        ValueType.FLOAT64: [float("-inf"), 0.1], ValueType.STRING: ["", "é", b"\xff raw", "a b"]}.items()}
+    kv["tokenizer.ggml.tokens"] = (ValueType.STRING, np.array(["x", "y"]))
+    kv["a.nested"] = [[1, 2], [3]]  # an array of arrays, item type inferred: gguf-py's path
+    endian = gguf.GGUFEndian.BIG if byte_order == "big" else gguf.GGUFEndian.LITTLE
+    ref = gguf.GGUFWriter(tmp_path / "ref.gguf", "llama", endianess=endian)
+    for key, value in kv.items():
+        if isinstance(value, tuple):
+            vt, items = value
+            items = [v.encode("utf-8", "surrogateescape") if isinstance(v, str) else v for v in items]
+            ref.add_key_value(key, list(items), gguf.GGUFValueType.ARRAY, sub_type=gguf.GGUFValueType(vt))
+        else:
+            ref.add_key_value(key, value, gguf.GGUFValueType.ARRAY)
+    ref.write_header_to_file()
+    ref.write_kv_data_to_file()
+    ref.write_ti_data_to_file()
+    ref.close()
+    ours = write_gguf(tmp_path / "ours.gguf", kv, byte_order=byte_order)
+    assert ours.read_bytes() == (tmp_path / "ref.gguf").read_bytes()
