@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ def _raw(value: Any) -> Any:
     return value.encode("utf-8", "surrogateescape") if isinstance(value, str) else value
 
 
+@cache
 def _writer_class() -> type:
     """``gguf.GGUFWriter``, with typed arrays packed in one call each instead of one call per item.
 
@@ -70,7 +72,7 @@ def _writer_class() -> type:
 def write_gguf(path: str | os.PathLike[str], kv: Mapping[str, Any], *, arch: str = "llama",
                byte_order: str = "little") -> Path:
     """Write a GGUF v3 file with the key/values ``kv`` and no tensors; ``general.architecture`` is ``arch``."""
-    import gguf
+    import gguf  # imported here: the reader and the tokenizer never need it
 
     endian = gguf.GGUFEndian.BIG if byte_order == "big" else gguf.GGUFEndian.LITTLE
     w = _writer_class()(path, arch, endianess=endian)
