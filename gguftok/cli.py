@@ -645,6 +645,25 @@ def cmd_cache(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_prepare(args: argparse.Namespace) -> int:
+    """``gguftok prepare MODEL...``: what makes new words cheap, found once per vocabulary and kept on disk."""
+    for ref in args.files:
+        tok = _load(ref, args)
+        if tok.prepared and not args.force:
+            print(f"{ref}: already prepared")
+            continue
+        kept = tok.prepare()
+        if not tok.prepared:
+            why = ("ignore_merges: a word that is a token is taken whole already" if tok.vocab.ignore_merges
+                   else f"nothing to prepare for a {tok.vocab.type} vocabulary")
+            print(f"{ref}: {why}")
+            continue
+        apart = len(tok.model.apart)
+        where = f"kept in {kept}" if kept else "not kept (no digest of its tokens and merges)"
+        print(f"{ref}: {apart:,} of {tok.n_vocab:,} tokens do not merge back into themselves; {where}")
+    return 0
+
+
 def cmd_fetch(args: argparse.Namespace) -> int:
     from .data import fetch
 
@@ -994,6 +1013,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", nargs="?", choices=("list", "clear"), default="list")
     p.add_argument("--json", action="store_true", help="machine-readable output (list)")
     p.set_defaults(func=cmd_cache)
+
+    p = sub.add_parser("prepare", help="make a model's new words cheap to encode, once (kept on disk)",
+                       description="Byte pair encoding: finds the few tokens whose own text does not merge back "
+                       "into them (seconds), and keeps their ids on disk, named by the bytes of the file's tokens "
+                       "and merges, so that every later load takes any other new word that is a token with a "
+                       "lookup instead of a merge loop. The ids are the same either way. Where: $GGUFTOK_TABLES, "
+                       "else tables/ in gguftok's cache folder.")
+    p.add_argument("files", nargs="+", metavar="MODEL", help=MODEL_HELP)
+    p.add_argument("--force", action="store_true", help="prepare again, even where a table is kept")
+    add_source_options(p)
+    p.set_defaults(func=cmd_prepare)
 
     p = sub.add_parser("conformance", help="llama.cpp's own test cases on every vocabulary",
                        description="Runs llama.cpp's .inp/.out cases for every ggml-vocab-*.gguf in the folder; "

@@ -34,11 +34,13 @@ this reader needs a small fraction of a second and returns the same values (``te
 
 from __future__ import annotations
 
+import hashlib
 import mmap
 import os
 import struct
 from collections.abc import Iterator, Mapping
 from enum import IntEnum
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -123,6 +125,10 @@ _MIN_SIZE = {vt: s.size for vt, s in _STRUCTS["<"].items()} | {ValueType.STRING:
 _TYPE_NAMES = {vt: vt.name.lower() for vt in ValueType}
 
 
+# The pairs whose bytes name the tables prepared from a vocabulary (GGUFMetadata.merges_digest).
+DIGESTED_KEYS = ("tokenizer.ggml.tokens", "tokenizer.ggml.merges")
+
+
 class GGUFMetadata(Mapping[str, Any]):
     """The key/value pairs of one GGUF file, in file order, with their GGUF types and offsets.
 
@@ -134,7 +140,10 @@ class GGUFMetadata(Mapping[str, Any]):
     - ``kv_end``: the offset just past the last pair (where the tensor infos begin);
     - ``source``: the file's path or reference, or ``"<bytes>"``;
     - ``origin``: where the bytes came from and how many were read (a
-      :class:`~gguftok.sources.base.ReadReport`), or ``None`` for bytes in memory.
+      :class:`~gguftok.sources.base.ReadReport`), or ``None`` for bytes in memory;
+    - ``merges_digest``: the sha256 (hex) of the bytes of the ``tokenizer.ggml.tokens`` and
+      ``tokenizer.ggml.merges`` pairs as the file holds them, or ``None`` without both (or once
+      :meth:`with_changes` replaced one): the name of the tables prepared from them (:mod:`gguftok.tables`).
     """
 
     def __init__(self, source: str, version: int, byte_order: str, tensor_count: int,
@@ -148,6 +157,7 @@ class GGUFMetadata(Mapping[str, Any]):
         self.offsets = offsets
         self.kv_end = kv_end
         self.origin: ReadReport | None = None
+        self.merges_digest: str | None = None
 
     def __getitem__(self, key: str) -> Any:
         return self._values[key]
@@ -179,6 +189,8 @@ class GGUFMetadata(Mapping[str, Any]):
         md = GGUFMetadata(self.source, self.version, self.byte_order, self.tensor_count, values, types, offsets,
                           self.kv_end)
         md.origin = self.origin
+        if not set(changes) & set(DIGESTED_KEYS):
+            md.merges_digest = self.merges_digest
         return md
 
     def type_name(self, key: str) -> str:
@@ -330,8 +342,22 @@ class _Parser:
             (vtype,) = u32.unpack_from(self.buf, off)
             values[key], types[key], off = self.value(vtype, off + 4, 0)
             offsets[key] = start
-        return GGUFMetadata(self.source, version, "little" if self.order == "<" else "big",
-                            tensor_count, values, types, offsets, off)
+        md = GGUFMetadata(self.source, version, "little" if self.order == "<" else "big",
+                          tensor_count, values, types, offsets, off)
+        md.merges_digest = self.digest(offsets, off)
+        return md
+
+    def digest(self, offsets: dict[str, int], kv_end: int) -> str | None:
+        """``merges_digest``: the sha256 of the bytes of the pairs of ``DIGESTED_KEYS``, in that order (each from
+        its key to the next pair), or ``None`` unless the file has both. About 1 ms a MB (Qwen2's: 4.5 ms)."""
+        if not all(k in offsets for k in DIGESTED_KEYS):
+            return None
+        ends = dict(pairwise([*sorted(offsets.values()), kv_end]))
+        h = hashlib.sha256()
+        with memoryview(self.buf) as view:
+            for key in DIGESTED_KEYS:
+                h.update(view[offsets[key]:ends[offsets[key]]])
+        return h.hexdigest()
 
     def string(self, off: int, what: str, strict: bool = False) -> tuple[str, int]:
         """A string at ``off``; ``strict``: a key (valid UTF-8, at most :data:`MAX_KEY_BYTES` long)."""

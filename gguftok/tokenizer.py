@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .batch import encode_batch
@@ -36,6 +37,7 @@ from .pretokenize import PreTokenizer
 from .pretokenize.unicode import WHITESPACE_SET, decode_for_text, to_lower
 from .special import Fragment, SpecialIndex, partition
 from .stream import TextStream
+from .tables import TableStore
 from .vocab import DEFAULT_IDS, DNA_KMER_MARKER, NULL, SPECIAL_NAMES, VOCAB_TYPE_IDS, Vocab, chat_template_text
 
 _CHAT_KEY = "tokenizer.chat_template"
@@ -76,7 +78,10 @@ class Tokenizer:
     :class:`~gguftok.errors.EncodeError` (a ``ValueError``) instead.
     """
 
-    def __init__(self, metadata: Mapping[str, Any], *, cache_size: int = DEFAULT_CACHE_SIZE) -> None:
+    def __init__(self, metadata: Mapping[str, Any], *, cache_size: int = DEFAULT_CACHE_SIZE,
+                 tables: TableStore | bool = True) -> None:
+        """``tables``: where to look for what :meth:`prepare` kept for this vocabulary (``True``: the default
+        :class:`~gguftok.tables.TableStore`; ``False``: nowhere, every new word is merged)."""
         self.vocab = v = Vocab(metadata)
         self.cache_size = cache_size
         self.source_path: str | None = None  # the GGUF file, when loaded by from_gguf (encode_batch's workers read it)
@@ -105,6 +110,11 @@ class Tokenizer:
             charsmap = v.charsmap()
             self.model = UGMModel(v.texts, v.scores, v.gguf_attrs, v.attrs, v.special["unk"], charsmap,
                                   v.add_space_prefix, v.remove_extra_whitespaces, cache_size=cache_size)
+        # the tables prepare() kept, named by the bytes of the tokens and merges (a plain dict has none)
+        self._digest: str | None = getattr(metadata, "merges_digest", None)
+        self._tables = TableStore() if tables is True else tables or None
+        if isinstance(self.model, BPEModel) and not v.ignore_merges and self._digest and self._tables:
+            self.model.use_prepared(self._tables.get("bpe-apart", self._digest, v.n_vocab))
         v.nl = self._newline_id(default_pad)
         v.apply_strip_rules()
         # Chat templates, as llama_model_chat_template reads them: None is tokenizer.chat_template, a name is
@@ -151,6 +161,32 @@ class Tokenizer:
         tok = cls(md, **kwargs)
         tok.source_path = source.local_path  # the file, or the cached copy of a remote file's metadata, or None
         return tok
+
+    def prepare(self, store: TableStore | None = None) -> Path | None:
+        """Find, once, what makes this vocabulary's new words cheap, and keep it on disk for every later load of
+        the same tokens and merges (:mod:`gguftok.tables`): for byte pair encoding, the tokens whose text does
+        not merge back into them (:meth:`BPEModel.merged_apart <gguftok.models.bpe.BPEModel.merged_apart>`),
+        so that any other new word that is a token is looked up instead of merged. The ids are the same either
+        way; a new word of English costs a lookup instead of about 10 µs.
+
+        Takes seconds (Qwen2: 2.5 s, Command R: 4.8 s). Returns where the table was kept, or ``None`` if there
+        is nothing to prepare (not byte pair encoding, or ``ignore_merges``: a word that is a token is taken
+        whole anyway) or nowhere to keep it (metadata not read from a file: then it is used by this tokenizer
+        only). ``store``: another :class:`~gguftok.tables.TableStore` than the one this tokenizer reads.
+        """
+        if not isinstance(self.model, BPEModel) or self.vocab.ignore_merges:
+            return None
+        apart = self.model.merged_apart()
+        self.model.use_prepared(apart)
+        store = store or self._tables
+        if store is None or not self._digest:
+            return None
+        return store.put("bpe-apart", self._digest, self.vocab.n_vocab, apart)
+
+    @property
+    def prepared(self) -> bool:
+        """Whether this tokenizer uses a table :meth:`prepare` made (here or in an earlier process)."""
+        return isinstance(self.model, BPEModel) and self.model.prepared
 
     # ----------------------------------------------------------------------------------------- facts
     @property

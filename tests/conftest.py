@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -12,6 +15,10 @@ import pytest
 from gguftok.data import load_manifest, missing_or_wrong, vocab_dir
 
 REPO = Path(__file__).resolve().parent.parent
+# Prepared tables (gguftok.tables) in a folder of this run's own, never the user's cache: every tokenizer of the
+# suite starts unprepared unless a test prepares it. Child processes (the CLI, notebook kernels) inherit it.
+os.environ["GGUFTOK_TABLES"] = _TABLES = tempfile.mkdtemp(prefix="gguftok-tables-")
+atexit.register(shutil.rmtree, _TABLES, ignore_errors=True)
 _STARTED = time.time()
 MANIFEST = load_manifest()
 VOCAB_NAMES = sorted(n.removeprefix("ggml-vocab-").removesuffix(".gguf") for n in MANIFEST if n.endswith(".gguf"))
