@@ -18,13 +18,16 @@ comparable, with where it differs):
 - **tiktoken**, built from the same: each token's bytes ranked by the merge that makes it (bytes first),
   so that its lowest-rank-first merging is BPE's, and the pre-type's regex as ``pat_str``.
 
-The texts are in ``bench/texts.py``. *Cold* is a fresh tokenizer (empty word cache), *warm* the same text
-again. Every time is the best of ``--repeats`` runs; every ratio compares two figures from this run.
+The texts are in ``bench/texts.py``. *Cold* is a fresh tokenizer (empty word cache) of a prepared vocabulary
+(``Tokenizer.prepare``, once per vocabulary, into a folder of this run's own: its time is printed), *warm* the same
+text again; the streams of 1 KB prompts are also timed cold before the vocabulary is prepared. Every time is the
+best of ``--repeats`` runs; every ratio compares two figures from this run.
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import gc
 import hashlib
@@ -33,6 +36,7 @@ import json
 import os
 import platform
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -50,6 +54,9 @@ from gguftok.models.bpe import DEFAULT_CACHE_SIZE, split_merge
 from gguftok.vocab import CONTROL
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")  # one thread, as every other figure here
+# prepared tables (gguftok.tables) in this run's own folder: every vocabulary is prepared here, and timed so
+os.environ["GGUFTOK_TABLES"] = _TABLES = tempfile.mkdtemp(prefix="gguftok-bench-tables-")
+atexit.register(shutil.rmtree, _TABLES, ignore_errors=True)
 README = HERE.parent / "README.md"
 BEGIN, END = "<!-- bench_peers:begin -->", "<!-- bench_peers:end -->"
 BPE_VOCABS = ("aquila", "command-r", "deepseek-coder", "deepseek-llm", "falcon", "gemma-4", "gpt-2", "gpt-neox",
@@ -241,6 +248,11 @@ def measure(name: str, kinds: tuple[str, ...], repeats: int, peers: bool | str, 
     streams = {size_key(k, "prompts"): list(prompts(k)) for k in kinds} if "prompts" in sizes else {}
     chat_texts = chat_prompts()
     tok = Tokenizer.from_gguf(path)
+    if not tok.prepared:  # once per vocabulary, as `gguftok prepare` does: every fresh tokenizer below reads it
+        t0 = time.process_time()
+        if tok.prepare() is not None:
+            row.notes.append(f"prepared once (Tokenizer.prepare) in {time.process_time() - t0:.1f} s of CPU: "
+                             f"{len(tok.model.apart):,} tokens merge apart; every cold run reads the table")
     with tempfile.TemporaryDirectory() as tmp:
         files = {}
         for k, t in texts.items():
@@ -277,6 +289,9 @@ def _measure_streams(row: Row, path: Path, tok: Tokenizer, streams: dict[str, li
                 t.encode(p, add_special=False)
 
         row.mbps["gguftok cold", k] = size / best_cold(repeats, lambda: Tokenizer.from_gguf(path), run)
+        if tok.prepared:  # the same, before `gguftok prepare`
+            row.mbps["gguftok cold, unprepared", k] = size / best_cold(
+                repeats, lambda: Tokenizer.from_gguf(path, tables=False), run)
         row.digests[k] = digest([i for p in ps for i in tok.encode(p, add_special=False)])
         row.mbps["gguftok warm", k] = size / best_of(repeats, lambda ps=ps: run(tok))
 
@@ -456,12 +471,15 @@ def size_tables(rows: list[tuple[str, str, Row]], sizes: tuple[int | str, ...]) 
     for k in KINDS:
         whole = len(text(k).encode("utf-8", "surrogatepass")) / 1e6
         names = [SIZE_NAMES[n] if n != "full" else f"{whole:.2f} MB" for n in cols]
+        streamed = "prompts" in sizes
         head = ["| vocabulary | family | " + " | ".join(f"{n}, cold | warm" for n in names)
-                + (" | µs a prompt: gguftok cold / warm / llama.cpp |" if "prompts" in sizes else " |"),
-                "|---|---|" + "---:|---:|" * len(cols) + ("---:|" if "prompts" in sizes else "")]
+                + (" | 1 KB prompts, cold unprepared | µs a prompt: gguftok cold / warm / llama.cpp |" if streamed
+                   else " |"),
+                "|---|---|" + "---:|---:|" * len(cols) + ("---:|---:|" if streamed else "")]
         lines = [f"**{TEXT_NAMES[k]}**: gguftok's speed over llama.cpp's (above 1x: gguftok faster); *1 KB "
                  f"prompts*: {len(prompts(k))} distinct prompts of 1 KB, one call each, by one fresh tokenizer "
-                 "(cold: the first pass; warm: the same prompts again)", "", *head]
+                 "(cold: the first pass; warm: the same prompts again); *unprepared*: before `gguftok prepare` "
+                 "(byte pair encoding; - where there is nothing to prepare)", "", *head]
         for name, family, row in rows:
             cells = []
             for n in cols:
@@ -469,8 +487,9 @@ def size_tables(rows: list[tuple[str, str, Row]], sizes: tuple[int | str, ...]) 
                 llama = row.mbps.get(("llama.cpp", key))
                 cells += [ratio(row.mbps.get(("gguftok cold", key)), llama),
                           ratio(row.mbps.get(("gguftok warm", key)), llama)]
-            if "prompts" in sizes:
+            if streamed:
                 key, count = size_key(k, "prompts"), len(prompts(k))
+                cells.append(ratio(row.mbps.get(("gguftok cold, unprepared", key)), row.mbps.get(("llama.cpp", key))))
                 mb = sum(len(p.encode("utf-8", "surrogatepass")) for p in prompts(k)) / 1e6
                 cells.append(" / ".join(f"{1e6 * mb / row.mbps[p, key] / count:.0f}" if (p, key) in row.mbps
                                         else "-" for p in ("gguftok cold", "gguftok warm", "llama.cpp")))

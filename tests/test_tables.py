@@ -15,9 +15,9 @@ from conftest import REPO
 
 from gguftok import Tokenizer, read_metadata
 from gguftok.conformance.golden import ENCODE_FLAGS, GOLDEN_DIR, agree, ours, read_fixture
-from gguftok.models.bpe import merge_word
+from gguftok.models.bpe import junctions, merge_word
 from gguftok.synthetic import byte_level_vocab
-from gguftok.tables import TableStore
+from gguftok.tables import Table, TableStore
 from gguftok.writer import write_tokenizer
 
 # gpt-2: one token merges apart; qwen2: 293, shared with qwen35; gemma-4: 6,582, with its newline runs and cut lines
@@ -40,6 +40,7 @@ def prepared(store, vocab_path):
         assert kept is not None and kept.parent == store.root
         again = Tokenizer.from_gguf(vocab_path(name), tables=store)
         assert again.prepared and again.model.apart == first.model.apart
+        assert again.model._joins == (junctions(again.model.ranks) if name == "gemma-4" else None)
         out[name] = (again, Tokenizer.from_gguf(vocab_path(name), tables=False))
     return out
 
@@ -133,7 +134,7 @@ DIGEST = "ab" * 32
 
 def _record(**changes):
     rec = {"format": "gguftok-table", "kind": "bpe-apart", "version": 1, "digest": DIGEST, "n_vocab": 10,
-           "ids": [1, 5]}
+           "ids": [1, 5], "joins": {"a": "bc", "\ud800": "\u2581"}}
     rec.update(changes)
     return json.dumps(rec).encode()
 
@@ -142,6 +143,7 @@ def _record(**changes):
     b"", b"{", b"[1, 2]", b"[" * 100_000 + b"]" * 100_000, _record(format="other"), _record(kind="x"),
     _record(version=2), _record(digest="cd" * 32), _record(n_vocab=11), _record(ids=[5, 1]), _record(ids=[1, 1]),
     _record(ids=[-1]), _record(ids=[10]), _record(ids=[True]), _record(ids=[1.0]), _record(ids="1,5"),
+    _record(joins=[]), _record(joins={"ab": "c"}), _record(joins={"": "c"}), _record(joins={"a": ["b"]}),
     b" " * 200_000 + _record(),
 ], ids=lambda d: d[:40].decode(errors="replace"))
 def test_anything_but_our_record_is_a_miss(tmp_path, data):
@@ -149,7 +151,7 @@ def test_anything_but_our_record_is_a_miss(tmp_path, data):
     (tmp_path / TableStore.name("bpe-apart", DIGEST)).write_bytes(data)
     assert store.get("bpe-apart", DIGEST, 10) is None
     (tmp_path / TableStore.name("bpe-apart", DIGEST)).write_bytes(_record())
-    assert store.get("bpe-apart", DIGEST, 10) == [1, 5]
+    assert store.get("bpe-apart", DIGEST, 10) == Table([1, 5], {"a": "bc", "\ud800": "\u2581"})
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink") or sys.platform == "win32", reason="symbolic links: POSIX only")
@@ -162,7 +164,7 @@ def test_no_link_is_followed(tmp_path):
     store = TableStore(root)
     assert store.get("bpe-apart", DIGEST, 10) is None
     store.put("bpe-apart", DIGEST, 10, [2])  # replaces the link, does not write through it
-    assert store.get("bpe-apart", DIGEST, 10) == [2] and json.loads(target.read_bytes())["ids"] == [1, 5]
+    assert store.get("bpe-apart", DIGEST, 10) == Table([2]) and json.loads(target.read_bytes())["ids"] == [1, 5]
     linked = tmp_path / "linked"
     linked.symlink_to(root)
     assert TableStore(linked / "x").get("bpe-apart", DIGEST, 10) is None  # missing folder: a miss
