@@ -42,7 +42,9 @@ from .sources.cache import _Folder
 
 FORMAT = "gguftok-table"
 # the version of each kind of table: a change to what a table means (or how it is found) bumps it
-VERSIONS = {"bpe-apart": 1}
+# (bpe-apart-newline-runs: the same, for a model that takes a run of newlines that is a token whole, as Gemma 4's
+# pre-tokenizer has it, which the digest of the tokens and merges does not say)
+VERSIONS = {"bpe-apart": 1, "bpe-apart-newline-runs": 1}
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _MAX_ITEM_BYTES = 12  # an id and its separator in the JSON list, or a character escaped (two surrogates: 12)
 

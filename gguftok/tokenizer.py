@@ -114,7 +114,7 @@ class Tokenizer:
         self._digest: str | None = getattr(metadata, "merges_digest", None)
         self._tables = TableStore() if tables is True else tables or None
         if isinstance(self.model, BPEModel) and not v.ignore_merges and self._digest and self._tables:
-            table = self._tables.get("bpe-apart", self._digest, v.n_vocab, len(v.merges))
+            table = self._tables.get(self.model.table_kind, self._digest, v.n_vocab, len(v.merges))
             if table is not None:
                 self.model.use_prepared(table.ids, table.joins)
         v.nl = self._newline_id(default_pad)
@@ -174,8 +174,9 @@ class Tokenizer:
 
         Takes seconds (Qwen2: 2.5 s, Command R: 4.8 s). Returns where the table was kept, or ``None`` if there
         is nothing to prepare (not byte pair encoding, or ``ignore_merges``: a word that is a token is taken
-        whole anyway) or nowhere to keep it (metadata not read from a file: then it is used by this tokenizer
-        only). ``store``: another :class:`~gguftok.tables.TableStore` than the one this tokenizer reads.
+        whole anyway) or nowhere to keep it (``tables=False``, or metadata not read from a file: then it is used
+        by this tokenizer only). ``store``: another :class:`~gguftok.tables.TableStore` than the one this
+        tokenizer reads.
         """
         if not isinstance(self.model, BPEModel) or self.vocab.ignore_merges:
             return None
@@ -184,7 +185,7 @@ class Tokenizer:
         store = store or self._tables
         if store is None or not self._digest:
             return None
-        return store.put("bpe-apart", self._digest, self.vocab.n_vocab, apart, joins)
+        return store.put(self.model.table_kind, self._digest, self.vocab.n_vocab, apart, joins)
 
     @property
     def prepared(self) -> bool:

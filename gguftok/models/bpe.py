@@ -375,6 +375,12 @@ class BPEModel:
         return self._joins if self._joins is not None else junctions(self.ranks)
 
     @property
+    def table_kind(self) -> str:
+        """The kind of :mod:`gguftok.tables` table this model's :meth:`merged_apart` is kept as: besides the tokens
+        and merges, it depends on ``newline_runs_whole`` only."""
+        return "bpe-apart-newline-runs" if self.newline_runs_whole else "bpe-apart"
+
+    @property
     def prepared(self) -> bool:
         """Whether :meth:`use_prepared` gave this model the tokens that merge apart."""
         return self._apart is not None
