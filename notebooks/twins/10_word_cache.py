@@ -367,8 +367,8 @@ check("10.encode_words")
 # ## Going deeper
 #
 # The engine side of the cache: why it keeps words as written, why its default is 32,768 words, the three
-# details that decide the count of pops above, the code cells' own words, and where the time saved is
-# measured.
+# details that decide the count of pops above, the code cells' own words, where the time saved is measured,
+# and what may be kept on disk between two runs.
 
 # %% [markdown]
 # ### Words as written, not spelled
@@ -456,3 +456,16 @@ frequency_view(code, top=10)
 # much time the cache saves is measured in `bench/bench_encode.py`, which encodes the same text cold (empty
 # cache) and warm and compares both with llama.cpp. Timings belong there, not in a notebook cell: they change
 # from run to run and from machine to machine.
+
+# %% [markdown]
+# ### What may outlive the process, and what may not
+#
+# The cache starts empty with every new tokenizer, so the first prompt a program encodes pays a merge loop for
+# each of its words. Many of those words are whole tokens, and for almost every token, merging its own text
+# gives that token back: in Qwen2 all but 293 of 151,936. That is a fact about the vocabulary alone, so it can
+# be found once and kept on disk: `Tokenizer.prepare()` merges every token's text (a few seconds), keeps the ids
+# of the few that come apart, and every later load of the same vocabulary reads them back. A new word that is
+# a token, and not one of those few, then costs one lookup instead of a merge loop, with the same ids.
+#
+# The word cache itself is never written to disk, and should not be: it holds the words of every text the
+# tokenizer has seen, which are the user's prompts. The prepared table holds only token ids of the vocabulary.
