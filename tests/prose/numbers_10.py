@@ -1,4 +1,5 @@
-"""Numbers of notebook 10's prose that no cell prints: the sizes of the exercise checks, counted from the checks."""
+"""Numbers of notebook 10's prose that no cell prints: the sizes of the exercise checks, counted from the checks,
+and Qwen2's tokens that do not merge back into themselves, counted by merging each."""
 
 from __future__ import annotations
 
@@ -41,9 +42,20 @@ def _random_word_lists() -> int:
     return sum(all(set(w) <= set("abcdefgh") for w in case.args[0]) for case in lesson10._words_generated())
 
 
+def _qwen2(what: str) -> int:
+    """Qwen2's vocabulary size, or how many of its tokens do not merge back into themselves (merged_apart)."""
+    from gguftok import Tokenizer
+    from gguftok.data import vocab_dir
+
+    tok = Tokenizer.from_gguf(vocab_dir() / "ggml-vocab-qwen2.gguf", tables=False)
+    return tok.n_vocab if what == "size" else len(tok.model.merged_apart())
+
+
 COMPUTED = {
     "150": _random_scripts,
     "512": lambda: _key_work_calls()[0],
     "1,500": lambda: _key_work_calls()[1],
     "120": _random_word_lists,
+    "293": lambda: _qwen2("apart"),
+    "151,936": lambda: _qwen2("size"),
 }
