@@ -10,7 +10,8 @@ from pathlib import Path
 import gguf
 import numpy as np
 import pytest
-from gguf_reference import cached_reader_digests, ours_digests, reader_digests
+from conftest import MANIFEST
+from gguf_reference import cached_reader_digests, ours_digests, reader_digests, recorded
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +30,20 @@ def test_every_key_of_every_vocabulary_matches_gguf_reader(each_vocab):
     md = read_metadata(each_vocab)
     assert ours_digests(md) == cached_reader_digests(each_vocab)
     assert md.version in (2, 3) and md.byte_order == "little" and md.tensor_count == 0
+
+
+def test_the_record_of_gguf_reader_covers_every_pinned_vocabulary():
+    record = {entry["file"]: sha for sha, entry in recorded().items()}
+    assert record == {name: facts["sha256"] for name, facts in MANIFEST.items() if name.endswith(".gguf")}, \
+        "data/golden/gguf-reader.json is out of date: run python tests/gguf_reference.py"
+
+
+@pytest.mark.parametrize("name", ["bert-bge", "llama-spm", "deepseek-coder"])
+def test_the_record_of_gguf_reader_is_what_gguf_reads_now(vocab_path, name):
+    """The three smallest vocabularies (one of each of three families) read live: the record is gguf's."""
+    path = vocab_path(name)
+    (entry,) = [e for e in recorded().values() if e["file"] == path.name]
+    assert reader_digests(path) == entry["digests"]
 
 
 def test_bytes_and_path_give_the_same_result(vocab_path):
