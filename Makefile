@@ -63,11 +63,12 @@ fuzz: setup oracle
 	$(PY) -m gguftok.conformance.fuzz --vocab $(VOCAB) -n $(N) $(FUZZ_ARGS)
 
 # Re-record the golden fixtures in data/golden/ from the oracle (about 8 minutes), with llama.cpp's
-# built-in chat renderings (chat-builtin.json).
+# built-in chat renderings (chat-builtin.json) and what gguf.GGUFReader reads from each vocabulary (gguf-reader.json).
 golden: setup oracle
 	$(PY) -m gguftok.conformance.golden
 	$(PY) -m gguftok.conformance.chat_golden
 	$(PY) -m gguftok.data write-course-manifest
+	$(PY) tests/gguf_reference.py
 
 # The opt-in live tests: a bounded fuzz of several vocabularies against the oracle.
 test-oracle: setup oracle
