@@ -67,8 +67,8 @@ fuzz: setup oracle
 golden: setup oracle
 	$(PY) -m gguftok.conformance.golden
 	$(PY) -m gguftok.conformance.chat_golden
-	$(PY) -m gguftok.data write-course-manifest
 	$(PY) tests/gguf_reference.py
+	$(PY) -m gguftok.data write-course-manifest
 
 # The opt-in live tests: a bounded fuzz of several vocabularies against the oracle.
 test-oracle: setup oracle
