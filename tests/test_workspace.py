@@ -4,12 +4,14 @@ reference solutions, read afresh on every check, and never written to by a noteb
 from __future__ import annotations
 
 import ast
+import inspect
 import json
 import sys
 from pathlib import Path
 
 import pytest
 from conftest import REPO
+from solutions_loader import solved
 
 from gguftok.errors import WorkspaceError
 from gguftok.exercises import EXERCISES, check, workspace
@@ -136,9 +138,15 @@ def test_the_committed_workspace_is_not_attempted_and_the_solutions_pass_by_name
     monkeypatch.setenv(workspace.ENV, str(TEMPLATES))
     assert all(check(i).status == "not attempted" for i in ids)
     monkeypatch.setenv(workspace.ENV, str(SOLUTIONS))
+    # By name, each check reads the solution's function from the package the variable names (that it passes is
+    # tests/test_exercises.py's test_the_solution_passes); one check runs whole by name, end to end.
     for i in ids:
-        result = check(i)
-        assert result.ok, result.text
+        ex, mine = EXERCISES[i], solved(i)
+        found = ex.student()
+        assert Path(inspect.getsourcefile(found)).resolve() == (SOLUTIONS / f"{ex.module}.py").resolve(), i
+        assert (found.__qualname__, inspect.getsource(found)) == (mine.__qualname__, inspect.getsource(mine)), i
+    result = check(ids[0])
+    assert result.ok and result.total == len(EXERCISES[ids[0]].cases()), result.text
 
 
 def test_no_notebook_writes_into_the_package():
