@@ -27,9 +27,10 @@ def test_the_labels_are_stages():
         assert c["cause"]
 
 
-def test_explain_names_a_labelled_stage(toks, tmp_path):
-    """The other engine is each vocabulary's transformers conversion, saved as tokenizer.json at test time
-    for encoding (decoding goes through transformers' tokenizer: its decode is what users call)."""
+def test_explain_names_a_labelled_stage(toks):
+    """The other engine is each vocabulary's transformers conversion: for encoding without special tokens its
+    ``tokenizers`` pipeline (what its tokenizer.json holds), with them and for decoding transformers' tokenizer
+    (its ``add_special_tokens`` and decode are what users call)."""
     groups: dict[tuple[str, str], list[bool]] = defaultdict(list)
     engines: dict[str, tuple] = {}
     misses = []
@@ -37,13 +38,11 @@ def test_explain_names_a_labelled_stage(toks, tmp_path):
         name = c["vocab"]
         if name not in engines:
             hf = transformers_tokenizer(toks(name))
-            path = tmp_path / f"{name}.json"
-            hf.backend_tokenizer.save(str(path))
-            engines[name] = (hf, tokenizers.Tokenizer.from_file(str(path)))
-        hf, path = engines[name]
+            engines[name] = (hf, hf.backend_tokenizer)
+        hf, pipeline = engines[name]
         tok = toks(name)
         if c["kind"] == "encode":
-            d = explain(tok, c["text"], hf if c["add_special"] else path, add_special=c["add_special"],
+            d = explain(tok, c["text"], hf if c["add_special"] else pipeline, add_special=c["add_special"],
                         parse_special=c["parse_special"])
         else:
             d = explain_decode(tok, c["ids"], hf, remove_special=c["remove_special"],
