@@ -251,8 +251,10 @@ def measure(name: str, kinds: tuple[str, ...], repeats: int, peers: bool | str, 
     if not tok.prepared:  # once per vocabulary, as `gguftok prepare` does: every fresh tokenizer below reads it
         t0 = time.process_time()
         if tok.prepare() is not None:
-            row.notes.append(f"prepared once (Tokenizer.prepare) in {time.process_time() - t0:.1f} s of CPU: "
-                             f"{len(tok.model.apart):,} tokens merge apart; every cold run reads the table")
+            what = (f"{len(tok.model.apart):,} tokens merge apart" if hasattr(tok.model, "apart") else
+                    f"{len(tok.model._joins):,} pairs of characters a merge can join")
+            row.notes.append(f"prepared once (Tokenizer.prepare) in {time.process_time() - t0:.2f} s of CPU: "
+                             f"{what}; every cold run reads the table")
     with tempfile.TemporaryDirectory() as tmp:
         files = {}
         for k, t in texts.items():
@@ -479,7 +481,7 @@ def size_tables(rows: list[tuple[str, str, Row]], sizes: tuple[int | str, ...]) 
         lines = [f"**{TEXT_NAMES[k]}**: gguftok's speed over llama.cpp's (above 1x: gguftok faster); *1 KB "
                  f"prompts*: {len(prompts(k))} distinct prompts of 1 KB, one call each, by one fresh tokenizer "
                  "(cold: the first pass; warm: the same prompts again); *unprepared*: before `gguftok prepare` "
-                 "(byte pair encoding; - where there is nothing to prepare)", "", *head]
+                 "(byte pair encoding, SentencePiece; - where there is nothing to prepare)", "", *head]
         for name, family, row in rows:
             cells = []
             for n in cols:

@@ -658,8 +658,11 @@ def cmd_prepare(args: argparse.Namespace) -> int:
                    else f"nothing to prepare for a {tok.vocab.type} vocabulary")
             print(f"{ref}: {why}")
             continue
-        apart = len(tok.model.apart)
         where = f"kept in {kept}" if kept else "not kept (no digest of its tokens and merges)"
+        if tok.vocab.type == "spm":
+            print(f"{ref}: {len(tok.model._joins):,} pairs of characters that a merge can join; {where}")
+            continue
+        apart = len(tok.model.apart)
         print(f"{ref}: {apart:,} of {tok.n_vocab:,} tokens do not merge back into themselves; {where}")
     return 0
 

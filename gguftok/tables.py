@@ -2,7 +2,9 @@
 
 Some facts about a vocabulary cost seconds to find and never change: which tokens byte pair encoding leaves
 whole when their own text is a word (:meth:`gguftok.models.bpe.BPEModel.merged_apart`), and where no merge
-can join two characters (:func:`gguftok.models.bpe.junctions`, which cuts the long words of Gemma 4's lines).
+can join two characters (:func:`gguftok.models.bpe.junctions`, which cuts the long words of Gemma 4's lines;
+:func:`gguftok.models.spm.merge_junctions` for SentencePiece, named by the digest of the tokens alone, since it
+has no merges).
 ``Tokenizer.prepare()`` (or ``gguftok prepare FILE``) finds them once and keeps them here; every later load of
 a file with the same tokens and merges (the same :attr:`~gguftok.metadata.GGUFMetadata.merges_digest`) reads
 them back in about a millisecond. A table holds token ids and characters of the merges: nothing of any text
@@ -44,7 +46,9 @@ FORMAT = "gguftok-table"
 # the version of each kind of table: a change to what a table means (or how it is found) bumps it
 # (bpe-apart-newline-runs: the same, for a model that takes a run of newlines that is a token whole, as Gemma 4's
 # pre-tokenizer has it, which the digest of the tokens and merges does not say)
-VERSIONS = {"bpe-apart": 1, "bpe-apart-newline-runs": 1}
+# (spm-junctions: SentencePiece's merge_junctions, named by the digest of the tokens alone; no ids)
+VERSIONS = {"bpe-apart": 1, "bpe-apart-newline-runs": 1, "spm-junctions": 1}
+SPM_TABLE = "spm-junctions"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _MAX_ITEM_BYTES = 12  # an id and its separator in the JSON list, or a character escaped (two surrogates: 12)
 
@@ -52,7 +56,9 @@ _MAX_ITEM_BYTES = 12  # an id and its separator in the JSON list, or a character
 @dataclass(frozen=True)
 class Table:
     """What :meth:`TableStore.get` read: ``ids`` (``bpe-apart``: the tokens that merge apart) and ``joins`` (the
-    merges' :func:`~gguftok.models.bpe.junctions`, or ``None``)."""
+    merges' :func:`~gguftok.models.bpe.junctions`, or SentencePiece's
+    :func:`~gguftok.models.spm.merge_junctions` as each character and the characters that may follow it; or
+    ``None``)."""
 
     ids: list[int]
     joins: dict[str, str] | None = None

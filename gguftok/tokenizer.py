@@ -37,7 +37,7 @@ from .pretokenize import PreTokenizer
 from .pretokenize.unicode import WHITESPACE_SET, decode_for_text, to_lower
 from .special import Fragment, SpecialIndex, partition
 from .stream import TextStream
-from .tables import TableStore
+from .tables import SPM_TABLE, TableStore
 from .vocab import DEFAULT_IDS, DNA_KMER_MARKER, NULL, SPECIAL_NAMES, VOCAB_TYPE_IDS, Vocab, chat_template_text
 
 _CHAT_KEY = "tokenizer.chat_template"
@@ -110,13 +110,20 @@ class Tokenizer:
             charsmap = v.charsmap()
             self.model = UGMModel(v.texts, v.scores, v.gguf_attrs, v.attrs, v.special["unk"], charsmap,
                                   v.add_space_prefix, v.remove_extra_whitespaces, cache_size=cache_size)
-        # the tables prepare() kept, named by the bytes of the tokens and merges (a plain dict has none)
-        self._digest: str | None = getattr(metadata, "merges_digest", None)
+        # the tables prepare() kept, named by the bytes of the tokens and merges, or of the tokens alone for
+        # SentencePiece (a plain dict has neither)
+        spm = isinstance(self.model, SPMModel)
+        self._digest: str | None = getattr(metadata, "tokens_digest" if spm else "merges_digest", None)
         self._tables = TableStore() if tables is True else tables or None
-        if isinstance(self.model, BPEModel) and not v.ignore_merges and self._digest and self._tables:
-            table = self._tables.get(self.model.table_kind, self._digest, v.n_vocab, len(v.merges))
-            if table is not None:
-                self.model.use_prepared(table.ids, table.joins)
+        if self._digest and self._tables:
+            if isinstance(self.model, BPEModel) and not v.ignore_merges:
+                table = self._tables.get(self.model.table_kind, self._digest, v.n_vocab, len(v.merges))
+                if table is not None:
+                    self.model.use_prepared(table.ids, table.joins)
+            elif spm and self.model.can_cut:
+                table = self._tables.get(SPM_TABLE, self._digest, v.n_vocab, v.n_vocab)
+                if table is not None and table.joins is not None and not table.ids:
+                    self.model.use_prepared(table.joins)
         v.nl = self._newline_id(default_pad)
         v.apply_strip_rules()
         # Chat templates, as llama_model_chat_template reads them: None is tokenizer.chat_template, a name is
@@ -172,17 +179,27 @@ class Tokenizer:
         long words are cut (Gemma 4's lines), where no merge joins two characters. The ids are the same either
         way; a new word of English costs a lookup instead of about 10 µs.
 
-        Takes seconds (Qwen2: 2.5 s, Command R: 4.8 s). Returns where the table was kept, or ``None`` if there
-        is nothing to prepare (not byte pair encoding, or ``ignore_merges``: a word that is a token is taken
-        whole anyway) or nowhere to keep it (``tables=False``, or metadata not read from a file: then it is used
-        by this tokenizer only). ``store``: another :class:`~gguftok.tables.TableStore` than the one this
-        tokenizer reads.
+        For SentencePiece, the pairs of characters that some token a merge can build holds
+        (:func:`~gguftok.models.spm.merge_junctions`): a fresh tokenizer then cuts a text's pieces in NumPy from
+        its first prompt on, where an unprepared one merges whole until it has seen about 20 KB.
+
+        Takes seconds (Qwen2: 2.5 s, Command R: 4.8 s; SentencePiece: 30-60 ms). Returns where the table was
+        kept, or ``None`` if there is nothing to prepare (WordPiece, Unigram and the others; ``ignore_merges``: a
+        word that is a token is taken whole anyway) or nowhere to keep it (``tables=False``, or metadata not read
+        from a file: then it is used by this tokenizer only). ``store``: another
+        :class:`~gguftok.tables.TableStore` than the one this tokenizer reads.
         """
+        store = store or self._tables
+        if isinstance(self.model, SPMModel) and self.model.can_cut:
+            joins = self.model.prepared_joins()
+            self.model.use_prepared(joins)
+            if store is None or not self._digest:
+                return None
+            return store.put(SPM_TABLE, self._digest, self.vocab.n_vocab, [], joins)
         if not isinstance(self.model, BPEModel) or self.vocab.ignore_merges:
             return None
         apart, joins = self.model.merged_apart(), self.model.prepared_joins()
         self.model.use_prepared(apart, joins)
-        store = store or self._tables
         if store is None or not self._digest:
             return None
         return store.put(self.model.table_kind, self._digest, self.vocab.n_vocab, apart, joins)
@@ -190,7 +207,7 @@ class Tokenizer:
     @property
     def prepared(self) -> bool:
         """Whether this tokenizer uses a table :meth:`prepare` made (here or in an earlier process)."""
-        return isinstance(self.model, BPEModel) and self.model.prepared
+        return isinstance(self.model, (BPEModel, SPMModel)) and self.model.prepared
 
     # ----------------------------------------------------------------------------------------- facts
     @property

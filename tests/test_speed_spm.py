@@ -81,7 +81,8 @@ def test_sentencepiece_first_prompt_needs_no_junctions(vocab_path, name):
     m = tok.model
     words = [w for w in WORDS if w.isascii() and w.isalpha()]
     rng = random.Random(3)
-    prompt = " ".join(rng.choice(words) for _ in range(150)) + " " + "ab" * 20  # one piece of 41 characters
+    # more new pieces than BATCH_FROM, and one piece of 41 characters
+    prompt = " ".join(f"{rng.choice(words)}{i}" for i in range(spm.BATCH_FROM + 22)) + " " + "ab" * 20
     data = (" " + prompt).replace(" ", SPACE).encode()
     assert len(set(data.split(SPACE.encode()))) > spm.BATCH_FROM
     assert m.encode(data) == m.encode_whole(data) and m._joins is None and m._uncut == 41

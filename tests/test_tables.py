@@ -126,10 +126,64 @@ def test_a_table_is_used_only_for_its_own_merges(tmp_path):
 
 def test_nothing_to_prepare_without_merges_to_skip(vocab_path, tmp_path):
     store = TableStore(tmp_path)
-    for name in ("llama-bpe", "llama-spm"):  # ignore_merges; SentencePiece
+    for name in ("llama-bpe", "bert-bge", "nomic-bert-moe"):  # ignore_merges; WordPiece; Unigram
         tok = Tokenizer.from_gguf(vocab_path(name), tables=store)
         assert tok.prepare() is None and not tok.prepared
     assert not any(tmp_path.iterdir())
+
+
+# ----------------------------------------------------------------------------------------- SentencePiece
+SPM_PREPARED = ("llama-spm", "phi-3", "baichuan")
+
+
+@pytest.mark.parametrize("name", SPM_PREPARED)
+def test_a_prepared_sentencepiece_tokenizer_gives_llama_cpps_ids(name, store, vocab_path):
+    """SentencePiece keeps its junctions (spm.merge_junctions), named by the digest of the tokens alone: a fresh
+    tokenizer reads them back and cuts from its first text on (batches from BATCH_FROM missing pieces, cuts a long
+    piece), with llama.cpp's recorded answers. A table without one pair that a token holds cuts that token's text
+    apart: other ids."""
+    from gguftok.models import spm
+
+    first = Tokenizer.from_gguf(vocab_path(name), tables=store)
+    assert not first.prepared and first.model._joins is None
+    kept = first.prepare()
+    assert kept.name == TableStore.name("spm-junctions", first.vocab.md.tokens_digest)
+    tok = Tokenizer.from_gguf(vocab_path(name), tables=store)
+    assert tok.prepared and tok.model._joins == spm.merge_junctions(tok.model._text_to_id)
+    fx = read_fixture(GOLDEN_DIR / f"{name}.jsonl.xz")
+    batched = []
+    original = tok.model._batch_ids
+    tok.model._batch_ids = lambda pieces: batched.append(len(pieces)) or original(pieces)
+    bad = [(case.text, add, parse) for case in fx.encode
+           for (add, parse), want in zip(ENCODE_FLAGS, case.answers, strict=True)
+           if not agree(want, ours(tok.encode, case.text, add_special=add, parse_special=parse))]
+    assert not bad, bad[:5]
+    assert any(n >= spm.BATCH_FROM for n in batched)  # the prepared junctions cut in NumPy
+    # the pair of a token of three characters or more, taken out of the table
+    plain = Tokenizer.from_gguf(vocab_path(name), tables=False).model
+    text = next(t for t in sorted(tok.model._text_to_id, key=len, reverse=True)
+                if len(t) >= 3 and t.isalpha() and plain.encode(t.encode()) == [tok.model._text_to_id[t]])
+    joins = first.model.prepared_joins()
+    joins[text[0]] = joins[text[0]].replace(text[1], "")
+    wrong = Tokenizer.from_gguf(vocab_path(name), tables=False).model
+    wrong.use_prepared(joins)
+    word = (text * 9).encode()  # one piece longer than CUT_LONGER_THAN: cut at the junctions
+    assert len(text) * 9 > spm.CUT_LONGER_THAN
+    assert wrong.encode(word) != plain.encode(word) == tok.model.encode(word), text
+
+
+def test_the_tokens_digest_names_the_tokens_only(tmp_path):
+    a = read_metadata(write_tokenizer(tmp_path / "a.gguf", ["a", "b", "ab"], model="llama", pre=None,
+                                      scores=[0.0, 0.0, -1.0]))
+    b = read_metadata(write_tokenizer(tmp_path / "b.gguf", ["a", "b", "ab"], model="llama", pre=None,
+                                      scores=[0.0, 0.0, -2.0], extra={"general.name": "b"}))
+    c = read_metadata(write_tokenizer(tmp_path / "c.gguf", ["a", "b", "ba"], model="llama", pre=None,
+                                      scores=[0.0, 0.0, -1.0]))
+    assert len(a.tokens_digest) == 64 and a.tokens_digest == b.tokens_digest != c.tokens_digest
+    assert a.merges_digest is None and a.with_changes({"general.name": "x"}).tokens_digest == a.tokens_digest
+    assert a.with_changes({"tokenizer.ggml.tokens": ["a"]}).tokens_digest is None
+    with_merges = read_metadata(_vocab_file(tmp_path / "d.gguf"))
+    assert with_merges.tokens_digest not in (None, with_merges.merges_digest)
 
 
 DIGEST = "ab" * 32
@@ -203,3 +257,7 @@ def test_the_cli_prepares_once(tmp_path):
     assert run(str(model)).strip() == f"{model}: already prepared"
     assert "kept in" in run(str(model), "--force")
     assert Tokenizer.from_gguf(model, tables=TableStore(tmp_path / "tables")).prepared
+    spm_model = write_tokenizer(tmp_path / "s.gguf", ["<unk>", "a", "b", "ab", "abb"], model="llama", pre=None,
+                                scores=[0.0, 0.0, 0.0, -1.0, -2.0])
+    assert run(str(spm_model)).startswith(f"{spm_model}: 2 pairs of characters that a merge can join; kept in ")
+    assert Tokenizer.from_gguf(spm_model, tables=TableStore(tmp_path / "tables")).prepared

@@ -192,8 +192,10 @@ def merge_short(syms: list[str], score_of: dict[str, float]) -> list[str]:
 SHORT_PIECE = 64
 CUT_LONGER_THAN = 24
 # An encode that meets this many pieces not in the cache cuts all its missing pieces at once (_batch_ids):
-# below that, NumPy's cost per call is more than the cuts it saves, and a warm text is not even counted.
-BATCH_FROM = 32
+# below that, NumPy's cost per call is more than the cuts it saves, and a warm text is not even counted. (On
+# 100 distinct 1 KB prompts of English, C++ and multilingual text, Llama's, Phi-3's and Baichuan's junctions
+# prepared, 128 was the fastest of 32, 64, 128, 256 and 1536, or within the noise of it.)
+BATCH_FROM = 128
 # Both the batch and the cut of a long piece need merge_junctions() of the vocabulary (30 ms for Llama's 32,000
 # tokens, 60 ms for Baichuan's), which pays off on a large text or on a tokenizer that goes on encoding, not on
 # a first prompt (a 1 KB prompt merges in about 1 ms). Until they exist, an encode batches only from
@@ -235,7 +237,8 @@ class SPMModel:
         values = set(self._score_of.values())
         self._cuts_ok = not any(map(math.isnan, values))  # NaN: no total order, no cuts (see junctions)
         self._short_ok = self._cuts_ok and -math.inf not in values
-        self._joins: frozenset[int] | None = None  # char_junctions(), on the first long piece
+        self._joins: frozenset[int] | None = None  # merge_junctions(), on the first long piece (or prepared)
+        self.prepared = False  # whether the junctions came from a prepared table (use_prepared)
         before_space = {a for t in texts if "\u2581" in t[1:]
                         for a, b in pairwise(symbols(t.encode("utf-8", "surrogateescape"))) if b == SPACE}
         self._pieces = space_cuts(before_space) if self._cuts_ok else None
@@ -245,8 +248,33 @@ class SPMModel:
         self._misses = -1  # during encode's first pass: the pieces computed so far (-1: not counting)
         self._uncut = 0  # characters merged before the junctions were made (CUTS_AFTER)
         self._pair_keys: np.ndarray | None = None  # char_junctions() sorted, for _batch_ids
-        self._char_ids: np.ndarray | None = None  # code point -> its token's id, -1 for none (for _batch_ids)
+        # the code points that are a token alone, sorted, and those tokens' ids (for _batch_ids)
+        self._char_ids: tuple[np.ndarray, np.ndarray] | None = None
         self._id_objects: np.ndarray | None = None  # id -> the int object of that id (for _batch_ids)
+
+    @property
+    def can_cut(self) -> bool:
+        """Whether pieces are cut at all (no NaN score: see :func:`junctions`); only then is there a table."""
+        return self._pieces is not None
+
+    def prepared_joins(self) -> dict[str, str]:
+        """:func:`merge_junctions` (made now if not yet) as a table keeps it: each character, and the characters
+        that may follow it inside a token a merge can build.
+
+        >>> SPMModel(["a", "b", "c", "ab", "abc"], [0.0] * 5).prepared_joins()
+        {'a': 'b', 'b': 'c'}
+        """
+        follow: dict[str, list[str]] = {}
+        for pair in sorted(self._junctions()):
+            follow.setdefault(chr(pair >> 21), []).append(chr(pair & 0x1FFFFF))
+        return {a: "".join(b) for a, b in follow.items()}
+
+    def use_prepared(self, joins: dict[str, str]) -> None:
+        """Take :meth:`prepared_joins` from a table: pieces are then cut from the first text on, as after a long
+        text (``BATCH_FROM`` missing pieces batch, long pieces are cut), with the same ids."""
+        if self._joins is None:
+            self._joins = frozenset(ord(a) << 21 | ord(b) for a, bs in joins.items() for b in bs)
+        self.prepared = True
 
     def byte_id(self, b: int) -> int:
         tid = self._byte_ids[b]
@@ -312,11 +340,15 @@ class SPMModel:
             return out
         if self._pair_keys is None:
             self._pair_keys = np.array(sorted(self._junctions()), dtype=np.int64)
-            self._char_ids = np.full(0x110000, -1, dtype=np.int64)
-            singles = [(ord(t), i) for t, i in self._text_to_id.items()
-                       if len(t) == 1 and not "\ud800" <= t <= "\udfff"]
-            if singles:
-                self._char_ids[[c for c, _ in singles]] = [i for _, i in singles]
+            # the tokens of one character (no surrogate escape), by code point, sorted for searchsorted: found in
+            # NumPy (a loop over Baichuan's 33,000 took 10 ms, and a table of all 0x110000 code points 15 ms)
+            keys = list(self._text_to_id)
+            one = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys)) == 1
+            cps = np.frombuffer("".join(compress(keys, one)).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+            ids = np.fromiter(compress(self._text_to_id.values(), one), dtype=np.int64, count=int(one.sum()))
+            valid = (cps < 0xD800) | (cps > 0xDFFF)
+            order = np.argsort(cps[valid], kind="stable")
+            self._char_ids = (cps[valid][order].astype(np.int64), ids[valid][order])
             # each id as one int object, which every cached list shares (a list of 600,000 ints of their own
             # took 20 MB more, and a warm encode 20% longer, reading them)
             self._id_objects = np.empty(len(self.scores), dtype=object)
@@ -341,7 +373,13 @@ class SPMModel:
         bounds = np.flatnonzero(cut)
         part_start, part_len = bounds[:-1], np.diff(bounds)
         # a part of one character that is a token is its id (most digits, CJK); the others are merged
-        single = self._char_ids[codes[part_start]]
+        char_keys, char_ids = self._char_ids
+        first_codes = codes[part_start]
+        if len(char_keys):
+            at = np.minimum(np.searchsorted(char_keys, first_codes), len(char_keys) - 1)
+            single = np.where(char_keys[at] == first_codes, char_ids[at], -1)
+        else:
+            single = np.full(len(first_codes), -1, dtype=np.int64)
         single[part_len > 1] = -1
         other = np.flatnonzero(single < 0)
         others = [text[a:b] for a, b in zip(part_start[other].tolist(), bounds[other + 1].tolist(), strict=True)]
