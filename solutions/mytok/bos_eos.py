@@ -82,8 +82,10 @@ def add_eos(md: dict) -> bool:
 
 def _found_by_text(md: dict, texts) -> int | None:
     """The first token of ``texts`` (in that order) that the vocabulary has."""
-    wanted = set(texts)
-    found = {text: i for i, text in enumerate(md["tokenizer.ggml.tokens"]) if text in wanted}
+    tokens, wanted = md["tokenizer.ggml.tokens"], set(texts)
+    if wanted.isdisjoint(tokens):  # none of them: the usual answer, found without numbering every token
+        return None
+    found = {text: i for i, text in enumerate(tokens) if text in wanted}
     return next((found[t] for t in texts if t in found), None)
 
 
