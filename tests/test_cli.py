@@ -1,4 +1,9 @@
-"""The ``gguftok`` command, run as a subprocess: every subcommand and its error paths."""
+"""The ``gguftok`` command, run as a subprocess: every subcommand and its error paths.
+
+Each test runs ``python -m gguftok`` in a child of its own at least once; its other command lines that read no
+standard input run together in one child (``tests/cli_driver.py``: ``main`` for each as ``python -m gguftok``
+calls it, the same exit status and output), which starts Python and imports gguftok once for them all.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ import subprocess
 import sys
 
 import pytest
+from cli_driver import run_many
 from conftest import REPO
 
 from gguftok import Tokenizer
@@ -15,6 +21,11 @@ from gguftok import Tokenizer
 def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "gguftok", *args], input=stdin, capture_output=True, cwd=REPO,
                           timeout=120)
+
+
+def run_each(*cases: tuple[str, ...]) -> list[subprocess.CompletedProcess]:
+    """``gguftok ARGS`` for each case, in one child (:func:`cli_driver.run_many`), with an empty standard input."""
+    return run_many(cases, timeout=120)
 
 
 @pytest.fixture(scope="module")
@@ -31,12 +42,14 @@ def test_tokenize_prints_as_llama_tokenize(llama):
 
 def test_tokenize_flags_and_sources(llama, tmp_path):
     assert run("tokenize", "-m", llama, "-p", "Hello world", "--ids").stdout == b"[128000, 9906, 1917]\n"
-    assert run("tokenize", "-m", llama, "-p", "Hello", "--ids", "--no-bos").stdout == b"[9906]\n"
-    assert run("tokenize", "-m", llama, "-p", "<|eot_id|>", "--ids", "--no-bos",
-               "--no-parse-special").stdout != b"[128009]\n"
     f = tmp_path / "p.txt"
     f.write_bytes(b"caf\xc3\xa9\r\n")
-    from_file = run("tokenize", "-m", llama, "-f", str(f), "--ids", "--no-bos").stdout
+    no_bos, no_special, from_file = (r.stdout for r in run_each(
+        ("tokenize", "-m", llama, "-p", "Hello", "--ids", "--no-bos"),
+        ("tokenize", "-m", llama, "-p", "<|eot_id|>", "--ids", "--no-bos", "--no-parse-special"),
+        ("tokenize", "-m", llama, "-f", str(f), "--ids", "--no-bos")))
+    assert no_bos == b"[9906]\n"
+    assert no_special != b"[128009]\n"
     assert from_file == run("tokenize", "-m", llama, "--stdin", "--ids", "--no-bos", stdin=b"caf\xc3\xa9\r\n").stdout
     tok = Tokenizer.from_gguf(llama)
     ids = tok.encode(b"caf\xc3\xa9\r\n", add_special=False)
@@ -46,8 +59,10 @@ def test_tokenize_flags_and_sources(llama, tmp_path):
 def test_detokenize(vocab_path):
     qwen = str(vocab_path("qwen2"))
     assert run("detokenize", "-m", qwen, "9707", "1879", "0").stdout == b"Hello world!\n"
-    assert run("detokenize", "-m", qwen, "151645").stdout == b"\n"
-    assert run("detokenize", "-m", qwen, "--unparse-special", "151645").stdout == b"<|im_end|>\n"
+    eot, unparsed = run_each(("detokenize", "-m", qwen, "151645"),
+                             ("detokenize", "-m", qwen, "--unparse-special", "151645"))
+    assert eot.stdout == b"\n"
+    assert unparsed.stdout == b"<|im_end|>\n"
 
 
 def test_info(vocab_path):
@@ -66,24 +81,26 @@ def test_conformance_table(vocab_path):
 
 
 def test_errors_are_one_line_and_nonzero(tmp_path, llama):
-    r = run("tokenize", "-m", str(tmp_path / "nope.gguf"), "-p", "x")
-    assert r.returncode == 1 and r.stderr.decode().strip() == f"gguftok: error: no such file: {tmp_path / 'nope.gguf'}"
     bad = tmp_path / "bad.gguf"
     bad.write_bytes(b"GGUF\x03\x00\x00\x00" + bytes(8) + b"\xff" * 8)
-    r = run("info", str(bad))
-    err = r.stderr.decode().strip()
-    assert r.returncode == 1 and len(err.splitlines()) == 1 and "key/value pairs" in err
+    nope, bad_info, no_vocab = run_each(("tokenize", "-m", str(tmp_path / "nope.gguf"), "-p", "x"),
+                                        ("info", str(bad)), ("conformance", "--vocab-dir", str(tmp_path)))
+    assert nope.returncode == 1
+    assert nope.stderr.decode().strip() == f"gguftok: error: no such file: {tmp_path / 'nope.gguf'}"
+    err = bad_info.stderr.decode().strip()
+    assert bad_info.returncode == 1 and len(err.splitlines()) == 1 and "key/value pairs" in err
     r = run("detokenize", "-m", llama, "999999")
     assert r.returncode == 1 and "out of range" in r.stderr.decode() and b"Traceback" not in r.stderr
     r = run("--debug", "detokenize", "-m", llama, "999999")
     assert b"Traceback" in r.stderr
     assert run("tokenize", "-m", llama).returncode == 2
-    assert run("conformance", "--vocab-dir", str(tmp_path)).returncode == 1
+    assert no_vocab.returncode == 1
 
 
 def test_every_subcommand_has_help():
-    for cmd in ("tokenize", "detokenize", "info", "chat", "conformance", "fetch", "doctor", "why", "cache"):
-        r = run(cmd, "--help")
+    commands = ("tokenize", "detokenize", "info", "chat", "conformance", "fetch", "doctor", "why", "cache")
+    for cmd, r in zip(commands, [run(commands[0], "--help"), *run_each(*((cmd, "--help") for cmd in commands[1:]))],
+                      strict=True):
         assert r.returncode == 0 and b"usage: gguftok " + cmd.encode() in r.stdout
 
 
@@ -94,11 +111,13 @@ def test_chat_reads_only_the_templates_special_tokens(vocab_path):
     r = run("chat", qwen2, "--messages", messages, "--ids")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout) == tok.encode_chat(json.loads(messages))
-    unsafe = json.loads(run("chat", qwen2, "--messages", messages, "--ids", "--unsafe-parse-special-in-content").stdout)
+    unsafe, plain = run_each(("chat", qwen2, "--messages", messages, "--ids", "--unsafe-parse-special-in-content"),
+                             ("chat", qwen2, "--messages", messages))
+    unsafe = json.loads(unsafe.stdout)
     assert unsafe.count(151645) == json.loads(r.stdout).count(151645) + 1
     text = run("chat", qwen2, "--text", "--no-generation-prompt", stdin=messages.encode()).stdout.decode()
     assert text == tok.chat_template().render(json.loads(messages), add_generation_prompt=False)
-    lines = run("chat", qwen2, "--messages", messages).stdout.decode().splitlines()
+    lines = plain.stdout.decode().splitlines()
     assert lines[0] == "151644 -> '<|im_start|>'"
 
 
@@ -118,11 +137,12 @@ def test_chat_documents_and_variables(vocab_path):
             "--documents", json.dumps(documents), "--ids")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout) == tok.encode_chat(messages, template="rag", documents=documents)
-    assert b"harbour" in run("chat", command_r, "--template", "rag", "--messages", json.dumps(messages),
-                             "--documents", json.dumps(documents), "--text").stdout
     qwen2 = str(vocab_path("qwen2"))
-    r = run("chat", qwen2, "--messages", json.dumps(messages), "--var", "x=[1, 2]", "--ids",
-            "--template", "{{ messages[0].content }}{{ x }}", "--no-bos")
+    text, r = run_each(("chat", command_r, "--template", "rag", "--messages", json.dumps(messages),
+                        "--documents", json.dumps(documents), "--text"),
+                       ("chat", qwen2, "--messages", json.dumps(messages), "--var", "x=[1, 2]", "--ids",
+                        "--template", "{{ messages[0].content }}{{ x }}", "--no-bos"))
+    assert b"harbour" in text.stdout
     assert r.returncode == 0 and json.loads(r.stdout) == Tokenizer.from_gguf(qwen2).encode(
         "Where is it?[1, 2]", add_special=False)
 

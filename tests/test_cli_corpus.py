@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from conftest import REPO
 
@@ -12,6 +15,35 @@ from test_cli_hostile import in_process  # noqa: E402
 from gguftok import Tokenizer  # noqa: E402
 
 REF = str(REPO / "data" / "synthetic" / "byte-level-286.gguf")
+NO_SCHEDULER = "tcp://127.0.0.1:9"  # the discard port: nothing answers there
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_scheduler(request, tmp_path_factory):
+    """``gguftok corpus --scheduler`` at an address where no scheduler answers, for test_clear_errors: the command
+    waits out its connect timeout (10 s of wall time, no CPU to speak of), so it starts with the module, in a
+    ``python -m gguftok`` of its own, and that wait passes while the tests before test_clear_errors run; the test
+    then takes its exit status and standard error. (Not started when test_clear_errors is not to run.)"""
+    if not any(item.originalname == "test_clear_errors" for item in request.session.items):
+        yield None
+        return
+    tmp = tmp_path_factory.mktemp("no-scheduler")
+    pd.DataFrame({"body": ["x"]}).to_parquet(tmp / "in.parquet")
+    with open(tmp / "stdout", "wb") as out, open(tmp / "stderr", "wb") as err:  # files: a pipe could fill up
+        child = subprocess.Popen([sys.executable, "-m", "gguftok", "corpus", REF, str(tmp / "in.parquet"), "-o",
+                                  str(tmp / "o"), "--scheduler", NO_SCHEDULER], stdin=subprocess.DEVNULL, stdout=out,
+                                 stderr=err, cwd=REPO)
+
+    def answer(timeout: float = 120) -> tuple[int, str, str]:
+        status = child.wait(timeout)
+        return status, (tmp / "stdout").read_text("utf-8", "replace"), (tmp / "stderr").read_text("utf-8", "replace")
+
+    try:
+        yield answer
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
 
 
 def corpus(*argv: str) -> tuple[int, str, str]:
@@ -54,12 +86,11 @@ def test_parquet_on_a_scheduler_address_with_languages(tmp_path):
     assert f"  ja: {ja} tokens, " in out
 
 
-def test_clear_errors(tmp_path):
+def test_clear_errors(tmp_path, no_scheduler):
     pd.DataFrame({"body": ["x"]}).to_parquet(tmp_path / "in.parquet")
     status, _, err = corpus(REF, str(tmp_path / "in.parquet"), "-o", str(tmp_path / "o"), "--workers", "1")
     assert status == 1 and "no column 'text'" in err and "--column" in err, err
     status, _, err = corpus(REF, str(tmp_path / "missing.txt"), "-o", str(tmp_path / "o"), "--workers", "1")
     assert status == 1 and "no such file" in err, err
-    status, _, err = corpus(REF, str(tmp_path / "in.parquet"), "-o", str(tmp_path / "o"), "--scheduler",
-                            "tcp://127.0.0.1:9")
-    assert status == 1 and "no Dask scheduler answers at tcp://127.0.0.1:9" in err, err
+    status, _, err = no_scheduler()  # corpus MODEL in.parquet -o o --scheduler tcp://127.0.0.1:9, started earlier
+    assert status == 1 and f"no Dask scheduler answers at {NO_SCHEDULER}" in err, err

@@ -5,7 +5,11 @@ out) or 2 (a bad command line), and a failure is exactly one line on stderr, nev
 read with a bound: a file argument must be a regular file, and text is read up to ``--max-input-bytes``.
 
 Subprocess runs get a 1 GiB address-space limit and a timeout, so that a regression (``/dev/zero`` read
-whole, a FIFO waited on) fails the test instead of filling the machine's memory or hanging it.
+whole, a FIFO waited on) fails the test instead of filling the machine's memory or hanging it. A child spends
+most of its time starting Python and importing gguftok, so where a check is only a command line's exit status
+and output, the cases of a test run together in one such child (:func:`run_cases`, ``tests/cli_driver.py``),
+beside at least one case of each kind in a ``python -m gguftok`` of its own; a case that reads standard input
+always runs in a ``python -m gguftok`` of its own.
 """
 
 from __future__ import annotations
@@ -17,11 +21,13 @@ import math
 import os
 import subprocess
 import sys
+from collections.abc import Iterable, Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from datetime import timedelta
 
 import numpy as np
 import pytest
+from cli_driver import run_many
 from conftest import REPO
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -54,6 +60,20 @@ def run(*args: str, stdin: bytes | str | None = None, timeout: float = 60,
     finally:
         if src is not None:
             src.close()
+
+
+def run_cases(cases: Sequence[Sequence[str]], real: Iterable[Sequence[str]] = ()) -> list[subprocess.CompletedProcess]:
+    """``gguftok ARGS`` for each of ``cases``, answered in order: the cases in ``real`` each in a child of its own
+    (:func:`run`), the others together in one child that calls ``main`` for each as ``python -m gguftok`` does
+    (:func:`cli_driver.run_many`: the same exit status, stdout and stderr), with the same 1 GiB limit and the
+    timeout of one :func:`run`. Each case reads an empty standard input."""
+    cases = [tuple(argv) for argv in cases]
+    real = {tuple(argv) for argv in real}
+    assert real <= set(cases), real - set(cases)
+    shared = [argv for argv in cases if argv not in real]
+    answers = iter(run_many(shared, timeout=60, preexec_fn=_limit_memory if os.name == "posix" else None)
+                   if shared else [])
+    return [run(*argv) if argv in real else next(answers) for argv in cases]
 
 
 def in_process(argv: list[str], stdin: bytes = b"") -> tuple[int, bytes, str]:
@@ -108,15 +128,22 @@ def specials(tmp_path):
 @POSIX
 def test_file_arguments_must_be_regular_files(llama, qwen, specials):
     """``tokenize -f /dev/zero`` and ``chat --messages-file /dev/zero`` ended in MemoryError tracebacks, a
-    FIFO hung: each is refused before it is opened, saying to use standard input instead."""
+    FIFO hung: each is refused before it is opened, saying to use standard input instead. (A text file and a
+    model, a device and a FIFO, each in a child of its own; every case under the memory limit and timeout.)"""
+    cases = []  # (command line, exit status, what stderr says)
     for path, kind in specials.items():
-        r = run("tokenize", "-m", llama, "-f", path)
-        one_line_failure(r, 2, f"--file {path}: {kind}, not a regular file", "standard input")
-        r = run("chat", qwen, "--messages-file", path)
-        one_line_failure(r, 2, f"--messages-file {path}: {kind}, not a regular file", "standard input")
+        cases.append((("tokenize", "-m", llama, "-f", path), 2,
+                      (f"--file {path}: {kind}, not a regular file", "standard input")))
+        cases.append((("chat", qwen, "--messages-file", path), 2,
+                      (f"--messages-file {path}: {kind}, not a regular file", "standard input")))
         for argv in (("tokenize", "-m", path, "-p", "x"), ("info", path), ("chat", path, "--messages", "[]"),
                      ("detokenize", "-m", path, "1")):
-            one_line_failure(run(*argv), 1, f"{path}: {kind}, not a regular file: a GGUF file must be")
+            cases.append((argv, 1, (f"{path}: {kind}, not a regular file: a GGUF file must be",)))
+    fifo = next(p for p, kind in specials.items() if "FIFO" in kind)
+    real = [("tokenize", "-m", llama, "-f", "/dev/zero"), ("chat", qwen, "--messages-file", fifo),
+            ("tokenize", "-m", "/dev/zero", "-p", "x"), ("info", fifo)]
+    for (_, status, needles), r in zip(cases, run_cases([argv for argv, _, _ in cases], real), strict=True):
+        one_line_failure(r, status, *needles)
 
 
 @POSIX
@@ -129,15 +156,19 @@ def test_standard_input_is_read_up_to_the_limit(llama, qwen, tmp_path):
     one_line_failure(r, 2, "standard input is larger than 2,048 bytes")
     r = run("tokenize", "-m", llama, "--stdin", "--ids", "--max-input-bytes", "3K", stdin=text)
     assert r.returncode == 0 and json.loads(r.stdout) == Tokenizer.from_gguf(llama).encode(text)
-    big = tmp_path / "big.txt"
-    big.write_bytes(text)
-    one_line_failure(run("tokenize", "-m", llama, "-f", str(big), "--max-input-bytes", "1K"), 2,
-                     f"--file {big} is larger than 1,024 bytes")
     # a limit far above memory costs nothing: the input is read in blocks, not into one buffer of that size
     r = run("tokenize", "-m", llama, "--stdin", "--ids", "--max-input-bytes", "4000G", stdin=b"hi")
     assert r.returncode == 0, r.stderr
-    for bad in ("0", "-5", "1x", "K", "99999999999999999999"):
-        one_line_failure(run("tokenize", "-m", llama, "-p", "x", "--max-input-bytes", bad), 2, "byte count")
+    # no standard input from here on: a file, and byte counts refused (the first in a child of its own)
+    big = tmp_path / "big.txt"
+    big.write_bytes(text)
+    bad_counts = [("tokenize", "-m", llama, "-p", "x", "--max-input-bytes", bad)
+                  for bad in ("0", "-5", "1x", "K", "99999999999999999999")]
+    r, *refused = run_cases([("tokenize", "-m", llama, "-f", str(big), "--max-input-bytes", "1K"), *bad_counts],
+                            real=bad_counts[:1])
+    one_line_failure(r, 2, f"--file {big} is larger than 1,024 bytes")
+    for r in refused:
+        one_line_failure(r, 2, "byte count")
 
 
 @POSIX
@@ -164,14 +195,29 @@ def test_fetch_refuses_a_cached_sdist_that_is_no_file(tmp_path):
 # --------------------------------------------------------------- item 9: arguments that crashed
 
 
-@pytest.mark.parametrize("name", ["messages", "tools", "template", "tok", "add_generation_prompt", "documents",
-                                  "add_special", "unsafe_parse_special_in_content", "self"])
-def test_a_var_cannot_collide_with_the_calls_own_parameters(qwen, name):
+COLLIDING = ["messages", "tools", "template", "tok", "add_generation_prompt", "documents", "add_special",
+             "unsafe_parse_special_in_content", "self"]
+
+
+def _colliding_var(qwen: str, name: str, extra: tuple[str, ...]) -> tuple[str, ...]:
+    return ("chat", qwen, "--messages", '[{"role": "user", "content": "hi"}]', "--var", f"{name}=[]", *extra)
+
+
+@pytest.fixture(scope="module")
+def colliding_runs(qwen):
+    """The command lines of every name below, run once for them all (:func:`run_cases`: the first name's in
+    children of their own)."""
+    cases = [_colliding_var(qwen, name, extra) for name in COLLIDING for extra in ((), ("--text",))]
+    return dict(zip(cases, run_cases(cases, real=cases[:2]), strict=True))
+
+
+@pytest.mark.parametrize("name", COLLIDING)
+def test_a_var_cannot_collide_with_the_calls_own_parameters(qwen, colliding_runs, name):
     """``--var messages=[]`` (and tools=, template=, tok=, add_generation_prompt=) raised TypeError: multiple
     values for the argument. Every named parameter of the calls the variables go to is refused, naming the
     option that sets it where there is one; --text renders through another call, refused the same."""
     for extra in ((), ("--text",)):
-        r = run("chat", qwen, "--messages", '[{"role": "user", "content": "hi"}]', "--var", f"{name}=[]", *extra)
+        r = colliding_runs[_colliding_var(qwen, name, extra)]
         one_line_failure(r, 2, f"--var {name}: not a template variable the command line can set")
 
 
@@ -189,36 +235,43 @@ def test_the_reserved_names_follow_the_signatures():
 
 def test_var_syntax_errors(qwen):
     msgs = "[]"
-    for var, needle in [("nokv", "expected KEY=JSON"), ("=1", "a template variable is a name"),
-                        ("a b=1", "a template variable is a name"), ("a\n=1", "a template variable is a name"),
-                        ("x={", "--var x is not JSON"), ("x=" + "9" * 5000, "--var x is not JSON")]:
-        one_line_failure(run("chat", qwen, "--messages", msgs, "--var", var), 2, needle)
-    one_line_failure(run("chat", qwen, "--messages", msgs, "--var", "a=1", "--var", "a=2"), 2, "given twice")
+    cases = [(("chat", qwen, "--messages", msgs, "--var", var), needle)
+             for var, needle in [("nokv", "expected KEY=JSON"), ("=1", "a template variable is a name"),
+                                 ("a b=1", "a template variable is a name"),
+                                 ("a\n=1", "a template variable is a name"), ("x={", "--var x is not JSON"),
+                                 ("x=" + "9" * 5000, "--var x is not JSON")]]
+    cases.append((("chat", qwen, "--messages", msgs, "--var", "a=1", "--var", "a=2"), "given twice"))
+    for (_, needle), r in zip(cases, run_cases([argv for argv, _ in cases], real=[cases[0][0]]), strict=True):
+        one_line_failure(r, 2, needle)
 
 
 def test_json_nested_too_deep_is_refused_before_anything_walks_it(qwen, tmp_path):
     """A 50,000-deep array in --messages raised RecursionError from json. Every JSON argument is bounded."""
     deep = "[" * 50_000 + "]" * 50_000
     too_deep = f"nested more than {MAX_JSON_DEPTH} deep"
-    one_line_failure(run("chat", qwen, "--messages", deep), 2, "--messages:", too_deep)
-    (tmp_path / "deep.json").write_text(deep)
-    one_line_failure(run("chat", qwen, "--messages-file", str(tmp_path / "deep.json")), 2, too_deep)
     one_line_failure(run("chat", qwen, stdin=deep.encode()), 2, "standard input:", too_deep)
+    (tmp_path / "deep.json").write_text(deep)
+    cases = [(("chat", qwen, "--messages", deep), ("--messages:", too_deep)),
+             (("chat", qwen, "--messages-file", str(tmp_path / "deep.json")), (too_deep,))]
     for option in ("--tools", "--documents"):
-        one_line_failure(run("chat", qwen, "--messages", "[]", option, deep), 2, f"{option}:", too_deep)
-    one_line_failure(run("chat", qwen, "--messages", "[]", "--var", "x=" + deep), 2, "--var x:", too_deep)
+        cases.append((("chat", qwen, "--messages", "[]", option, deep), (f"{option}:", too_deep)))
+    cases.append((("chat", qwen, "--messages", "[]", "--var", "x=" + deep), ("--var x:", too_deep)))
     # just past the bound, without recursion in json: refused by the depth walk
     msg = '[{"role": "user", "content": ' + "[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH + "}]"
-    one_line_failure(run("chat", qwen, "--messages", msg), 2, too_deep)
+    cases.append((("chat", qwen, "--messages", msg), (too_deep,)))
+    for (_, needles), r in zip(cases, run_cases([argv for argv, _ in cases], real=[cases[0][0]]), strict=True):
+        one_line_failure(r, 2, *needles)
 
 
 def test_shapes_of_the_json_arguments(qwen, tmp_path):
-    for messages in ("{}", "5", '"hi"', "[1]", "[[]]", 'null'):
-        one_line_failure(run("chat", qwen, "--messages", messages), 2, "--messages must be a JSON list")
+    cases = [(("chat", qwen, "--messages", messages), "--messages must be a JSON list")
+             for messages in ("{}", "5", '"hi"', "[1]", "[[]]", 'null')]
     for option in ("--tools", "--documents"):
-        one_line_failure(run("chat", qwen, "--messages", "[]", option, "{}"), 2, f"{option} must be a JSON list")
+        cases.append((("chat", qwen, "--messages", "[]", option, "{}"), f"{option} must be a JSON list"))
     (tmp_path / "latin1.json").write_bytes(b'[{"role": "user", "content": "caf\xe9"}]')
-    one_line_failure(run("chat", qwen, "--messages-file", str(tmp_path / "latin1.json")), 2, "is not UTF-8")
+    cases.append((("chat", qwen, "--messages-file", str(tmp_path / "latin1.json")), "is not UTF-8"))
+    for (_, needle), r in zip(cases, run_cases([argv for argv, _ in cases], real=[cases[0][0]]), strict=True):
+        one_line_failure(r, 2, needle)
     one_line_failure(run("chat", qwen, stdin=b"\xff["), 2, "standard input is not UTF-8")
     # a byte-order mark, as Windows editors write, is allowed
     bom = b'\xef\xbb\xbf[{"role": "user", "content": "hi"}]'
@@ -252,7 +305,8 @@ def test_info_prints_values_json_cannot_hold_as_is(vocab_path, tmp_path):
     general.architecture, and UnicodeEncodeError on a general.name that is not UTF-8; a name with a newline
     or a terminal escape broke the plain output's lines. The file's values are printed as plain JSON data,
     whatever their GGUF type, even when they cannot make a tokenizer (then ``"error"`` names the key, on
-    stderr too, and the exit status is 1); the plain output keeps one line per fact."""
+    stderr too, and the exit status is 1); the plain output keeps one line per fact. (Three of the runs in
+    children of their own, the others in one child: :func:`run_cases`.)"""
     gpt2 = vocab_path("gpt-2")
     files = {
         "arch_i32": ({"general.architecture": (ValueType.INT32, [5])}, "architecture", [5]),
@@ -264,11 +318,15 @@ def test_info_prints_values_json_cannot_hold_as_is(vocab_path, tmp_path):
         "name_bytes": ({"general.name": b"\xff\xfe name"}, "name", "\udcff\udcfe name"),
         "name_escape": ({"general.name": "evil\n\x1b[2Jname"}, "name", "evil\n\x1b[2Jname"),
     }
+    paths = {name: _with(gpt2, tmp_path, name, changes) for name, (changes, _, _) in files.items()}
+    argv = {(name, form): ("info", path, *([form] if form == "--json" else []))
+            for name, path in paths.items() for form in ("--json", "--plain")}
+    real = [argv["arch_i32", "--json"], argv["name_bytes", "--json"], argv["name_escape", "--plain"]]
+    runs = dict(zip(argv, run_cases(list(argv.values()), real), strict=True))
     for name, (changes, fact, expected) in files.items():
         key = next(iter(changes))
-        path = _with(gpt2, tmp_path, name, changes)
         for form in ("--json", "--plain"):
-            r = run("info", path, *([form] if form == "--json" else []))
+            r = runs[name, form]
             err = r.stderr.decode("utf-8", "replace")
             assert r.returncode in (0, 1) and "Traceback" not in err, (name, err[-1500:])
             assert len(err.splitlines()) == r.returncode and (r.returncode == 0 or key in err), (name, err)
