@@ -168,6 +168,11 @@ def run(ref: str, inputs: Sequence[str], output: str, *, column: str = "text", l
     except ImportError as e:
         raise CorpusError(f"the corpus command runs on Dask, which is not installed ({e.name}): "
                           "pip install gguftok[dask]") from None
+    # the inputs first: a missing file or column is said at once, before a cluster starts or a scheduler is waited on
+    frame = _frame(inputs, column, lines)
+    keep = [c for c in ("file", lang_column) if c and c in frame.columns]
+    if lang_column and lang_column not in frame.columns:
+        raise CorpusError(f"no column {lang_column!r} for --lang-column (columns: {list(frame.columns)})")
     if scheduler:
         try:
             client = distributed.Client(scheduler, timeout="10s")
@@ -179,10 +184,6 @@ def run(ref: str, inputs: Sequence[str], output: str, *, column: str = "text", l
                                            processes=True, dashboard_address=":0", silence_logs=40)
         client = distributed.Client(cluster)
     try:
-        frame = _frame(inputs, column, lines)
-        keep = [c for c in ("file", lang_column) if c and c in frame.columns]
-        if lang_column and lang_column not in frame.columns:
-            raise CorpusError(f"no column {lang_column!r} for --lang-column (columns: {list(frame.columns)})")
         job = write_ids(frame, ref, output, column, keep, add_special, parse_special, ("n_tokens", "n_chars"),
                         compute=False)
         future = client.compute(job)
