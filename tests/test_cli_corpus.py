@@ -28,7 +28,7 @@ def no_scheduler(request, tmp_path_factory):
         yield None
         return
     tmp = tmp_path_factory.mktemp("no-scheduler")
-    pd.DataFrame({"body": ["x"]}).to_parquet(tmp / "in.parquet")
+    pd.DataFrame({"text": ["x"]}).to_parquet(tmp / "in.parquet")  # good input: the scheduler is what fails
     with open(tmp / "stdout", "wb") as out, open(tmp / "stderr", "wb") as err:  # files: a pipe could fill up
         child = subprocess.Popen([sys.executable, "-m", "gguftok", "corpus", REF, str(tmp / "in.parquet"), "-o",
                                   str(tmp / "o"), "--scheduler", NO_SCHEDULER], stdin=subprocess.DEVNULL, stdout=out,
