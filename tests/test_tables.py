@@ -139,9 +139,8 @@ SPM_PREPARED = ("llama-spm", "phi-3", "baichuan")
 @pytest.mark.parametrize("name", SPM_PREPARED)
 def test_a_prepared_sentencepiece_tokenizer_gives_llama_cpps_ids(name, store, vocab_path):
     """SentencePiece keeps its junctions (spm.merge_junctions), named by the digest of the tokens alone: a fresh
-    tokenizer reads them back and cuts from its first text on (batches from BATCH_FROM missing pieces, cuts a long
-    piece), with llama.cpp's recorded answers. A table without one pair that a token holds cuts that token's text
-    apart: other ids."""
+    tokenizer reads them back and cuts a long piece from its first text on, with llama.cpp's recorded answers.
+    A table without one pair that a token holds cuts that token's text apart: other ids."""
     from gguftok.models import spm
 
     first = Tokenizer.from_gguf(vocab_path(name), tables=store)
@@ -151,14 +150,10 @@ def test_a_prepared_sentencepiece_tokenizer_gives_llama_cpps_ids(name, store, vo
     tok = Tokenizer.from_gguf(vocab_path(name), tables=store)
     assert tok.prepared and tok.model._joins == spm.merge_junctions(tok.model._text_to_id)
     fx = read_fixture(GOLDEN_DIR / f"{name}.jsonl.xz")
-    batched = []
-    original = tok.model._batch_ids
-    tok.model._batch_ids = lambda pieces: batched.append(len(pieces)) or original(pieces)
     bad = [(case.text, add, parse) for case in fx.encode
            for (add, parse), want in zip(ENCODE_FLAGS, case.answers, strict=True)
            if not agree(want, ours(tok.encode, case.text, add_special=add, parse_special=parse))]
     assert not bad, bad[:5]
-    assert any(n >= spm.BATCH_FROM for n in batched)  # the prepared junctions cut in NumPy
     # the pair of a token of three characters or more, taken out of the table
     plain = Tokenizer.from_gguf(vocab_path(name), tables=False).model
     text = next(t for t in sorted(tok.model._text_to_id, key=len, reverse=True)
@@ -169,7 +164,10 @@ def test_a_prepared_sentencepiece_tokenizer_gives_llama_cpps_ids(name, store, vo
     wrong.use_prepared(joins)
     word = (text * 9).encode()  # one piece longer than CUT_LONGER_THAN: cut at the junctions
     assert len(text) * 9 > spm.CUT_LONGER_THAN
-    assert wrong.encode(word) != plain.encode(word) == tok.model.encode(word), text
+    fresh = Tokenizer.from_gguf(vocab_path(name), tables=store).model
+    assert wrong.encode(word) != plain.encode(word) == fresh.encode(word), text
+    # the fresh prepared tokenizer cut it at its junctions at once; the unprepared one merged it whole, counting
+    assert fresh._uncut == 0 and plain._uncut == len(text) * 9 and plain._joins is None
 
 
 def test_the_tokens_digest_names_the_tokens_only(tmp_path):
