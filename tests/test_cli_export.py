@@ -33,6 +33,12 @@ def inexact(vocab_path):
     return str(vocab_path("falcon"))
 
 
+@pytest.fixture(scope="module")
+def inexact_differences(inexact):
+    """Falcon's known differences, found once for the module."""
+    return known_differences(Tokenizer.from_gguf(inexact))
+
+
 def test_writes_the_folder(tmp_path):
     status, out, err = export(SYNTHETIC, "-o", str(tmp_path / "out"))
     assert status == 0 and err == "", err
@@ -50,8 +56,8 @@ def test_verify_prints_the_agreement(tmp_path):
     assert lines[2].startswith("byte-level-286.gguf") and " fuzz" in lines[2]
 
 
-def test_refusal_is_one_line_per_difference(tmp_path, inexact):
-    diffs = known_differences(Tokenizer.from_gguf(inexact))
+def test_refusal_is_one_line_per_difference(tmp_path, inexact, inexact_differences):
+    diffs = inexact_differences
     assert diffs and any(d.stage != "decoder" for d in diffs)
     status, out, err = export(inexact, "-o", str(tmp_path / "out"))
     assert status == 1 and out == ""
@@ -63,8 +69,8 @@ def test_refusal_is_one_line_per_difference(tmp_path, inexact):
     assert not (tmp_path / "out").exists()
 
 
-def test_inexact_all_prints_each_known_difference(tmp_path, inexact):
-    diffs = known_differences(Tokenizer.from_gguf(inexact))
+def test_inexact_all_prints_each_known_difference(tmp_path, inexact, inexact_differences):
+    diffs = inexact_differences
     status, out, err = export(inexact, "-o", str(tmp_path), "--inexact", "all")
     assert status == 0, err
     lines = out.splitlines()

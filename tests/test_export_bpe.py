@@ -47,14 +47,21 @@ def _pre_tokenizer(name: str) -> tuple[Tokenizer, object]:
 
 
 _EXPORTS: dict[str, tuple[object, list]] = {}
+# the exports that several tests take, all of small vocabularies (GPT-2's, Falcon's): kept for the whole run
+_SHARED = {*REFUSED, *REFUSED_PRES, "pre-afmoe", "pre-kimi-k2"}
+_KEPT: dict[str, tuple[object, list]] = {}
 
 
 def _export(key: str, tok: Tokenizer) -> tuple[object, list]:
     """The pipeline of ``tok`` (built whatever its differences) and its differences, built once per run."""
+    if key in _KEPT:
+        return _KEPT[key]
     if key not in _EXPORTS:
         st = plan(tok)
         _EXPORTS.clear()  # one at a time: a pipeline of a large vocabulary holds hundreds of MB
         _EXPORTS[key] = build(st), st.differences
+        if key in _SHARED:
+            _KEPT[key] = _EXPORTS[key]
     return _EXPORTS[key]
 
 

@@ -17,11 +17,20 @@ from gguftok.vocab import RSTRIP
 NAMES = ["llama-spm", "phi-3", "baichuan"]
 
 
+_EXPORTS: dict[str, tuple] = {}  # name -> (differences, pipeline): each vocabulary exported once per module
+
+
+def _export(tok, name: str) -> tuple:
+    if name not in _EXPORTS:
+        st = plan(tok)
+        _EXPORTS[name] = st.differences, build(st)
+    return _EXPORTS[name]
+
+
 @pytest.fixture(scope="module", params=NAMES)
 def pair(request, toks):
     tok = toks(request.param)
-    st = plan(tok)
-    return request.param, tok, st.differences, build(st)
+    return request.param, tok, *_export(tok, request.param)
 
 
 def test_exact_on_cases_golden_and_fuzz_under_every_flag(pair, vocab_path):
@@ -70,7 +79,7 @@ def test_phi3_strips_only_ascii_whitespace_after_a_token(toks):
     """An RSTRIP token strips what C's isspace calls space; ``AddedToken(rstrip=True)`` strips every Unicode
     space (Rust's ``char::is_whitespace``), the only stripping tokenizers has: U+00A0 shows it."""
     tok = toks("phi-3")
-    hf = build(plan(tok))
+    _, hf = _export(tok, "phi-3")
     text = "<|user|>\u00a0x"
     hf.encode_special_tokens = False
     assert tok.encode(text, parse_special=True) != hf.encode(text).ids

@@ -50,3 +50,17 @@ def utf8(text: str) -> bytes | None:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         return None
+
+
+def not_utf8(texts: list[str]) -> list[int]:
+    """The indexes of the texts that are not UTF-8 (gguftok holds such bytes as surrogate escapes), found with one
+    encoding of them all where there are none.
+
+    >>> not_utf8(["a", chr(0xDCFF), "é"]), not_utf8(["a"])
+    ([1], [])
+    """
+    try:
+        "".join(texts).encode("utf-8")
+    except UnicodeEncodeError:
+        return [i for i, t in enumerate(texts) if utf8(t) is None]
+    return []

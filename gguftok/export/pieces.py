@@ -32,15 +32,14 @@ from typing import Any
 from ..bytemap import BYTE_TO_CHAR
 
 BYTE_TOKEN = r"<0x[0-9A-F]{2}>"
+_BYTE_TOKEN = re.compile(BYTE_TOKEN)
 _NONCHARACTERS = [chr(c) for c in range(0xFDD0, 0xFDF0)]
 
 
 def free_marks(texts: Iterable[str], n: int = 2) -> list[str]:
     """``n`` noncharacters (U+FDD0...) that no text holds."""
-    used = set()
-    for t in texts:
-        used.update(c for c in t if "\ufdd0" <= c <= "\ufdef")
-    free = [c for c in _NONCHARACTERS if c not in used]
+    joined = "".join(texts)
+    free = [c for c in _NONCHARACTERS if c not in joined]
     if len(free) < n:
         raise ValueError("every noncharacter U+FDD0..U+FDEF is in some token")
     return free[:n]
@@ -78,7 +77,7 @@ def decoder(texts: Iterable[str], byte_texts: Iterable[str], raw: Iterable[str],
     steps = [decoders.Replace(Regex(whole_token(t)), t.replace("\u2581", keep)) for t in raw if "\u2581" in t]
     # a token that is not a byte token but is spelled like one is text: marked by name
     steps += [decoders.Replace(Regex(whole_token(t)), mark + t) for t in texts
-              if t not in byte_texts and re.fullmatch(BYTE_TOKEN, t)]
+              if t.startswith("<0x") and t not in byte_texts and _BYTE_TOKEN.fullmatch(t)]
     steps.append(decoders.Replace(Regex(rf"\A(?!{BYTE_TOKEN}\z)"), mark))
     steps.append(decoders.Replace("\u2581", " "))
     for b in range(0x80, 0x100):

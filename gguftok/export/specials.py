@@ -25,6 +25,7 @@ of another): :func:`added_token_differences` finds such pairs and writes the tex
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from ..vocab import CONTROL, LSTRIP, RSTRIP, UNKNOWN, USER_DEFINED
@@ -45,20 +46,28 @@ def strip_vanishes(tok) -> bool:
     >>> strip_vanishes(Tokenizer.from_gguf("data/vocab/ggml-vocab-nomic-bert-moe.gguf"))
     True
     """
-    from .ugm import charsmap_keys
-
     v = tok.vocab
     if v.type != "ugm" or not v.remove_extra_whitespaces:
         return False
     blob = v.charsmap()
-    keys = charsmap_keys(blob) if blob else {}
+    if not blob or not _map_vanishes(blob):  # no map: a tab stays a tab
+        return False
+    return not any(any(c in t for c in _C_SPACE) for t, a in zip(v.texts, v.attrs, strict=True) if a & USER_DEFINED)
+
+
+@lru_cache(maxsize=4)
+def _map_vanishes(blob: bytes) -> bool:
+    """:func:`strip_vanishes`'s rule on the character map alone (``blob``, not empty), once per map: each C space
+    but the space mapped to spaces or nothing, and no key of several bytes holding one."""
+    from .ugm import _map_keys
+
+    keys = _map_keys(blob)
     c_spaces = _C_SPACE.encode()
     for c in c_spaces[1:]:  # the space itself may stay as it is
         if keys.get(bytes([c]), b"x").strip(b" "):
             return False
-    if any(len(k) > 1 and any(b in c_spaces for b in k) for k in keys):
-        return False
-    return not any(v.attrs[i] & USER_DEFINED and any(c in v.texts[i] for c in _C_SPACE) for i in range(len(v.texts)))
+    long_keys = b"\0".join(k for k in keys if len(k) > 1)  # NUL: no key holds one, and no C space
+    return not any(c in long_keys for c in c_spaces)
 
 
 

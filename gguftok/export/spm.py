@@ -17,7 +17,7 @@ import math
 from typing import Any
 
 from ..vocab import BYTE, CONTROL, UNKNOWN, USER_DEFINED
-from .common import Difference, Stages, utf8
+from .common import Difference, Stages, not_utf8
 from .pieces import clean_up_decoders, decoder
 
 
@@ -47,7 +47,7 @@ def stages(tok: Any) -> Stages:
     differences: list[Difference] = []
     if any(math.isnan(s) for s in scores):
         differences.append(Difference("model", "NaN scores: llama.cpp's queue has no order a merge list can follow"))
-    bad = [t for t in texts if utf8(t) is None]
+    bad = [texts[i] for i in not_utf8(texts)]
     if bad:
         differences.append(Difference("model", f"{len(bad)} token texts are not valid UTF-8 (first {bad[0]!r}): "
                                       "tokenizers holds only text", texts="text with those bytes"))

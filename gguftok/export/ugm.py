@@ -135,6 +135,12 @@ def charsmap_keys(blob: bytes) -> dict[bytes, bytes]:
     return dict(sorted(keys.items()))
 
 
+@lru_cache(maxsize=4)
+def _map_keys(blob: bytes) -> dict[bytes, bytes]:
+    """:func:`charsmap_keys` once per map, for this package's readers (which do not change the dict)."""
+    return charsmap_keys(blob)
+
+
 def with_value(blob: bytes, key: bytes, value: str) -> bytes:
     """``blob`` with the one-byte ``key`` (a key of the map) replaced by ``value``: its node is pointed at a
     new value unit past the end of the array (a value unit is shared between keys with one value), at a
@@ -274,7 +280,7 @@ def _charsmap_parts(blob: bytes) -> tuple[str, bytes, str, list[str], tuple[Diff
     the map has no key of several code points), the map given to ``Precompiled``, the mark deleted after each
     code point, the control characters left free, and the differences."""
     text_keys: dict[str, str] = {}
-    for k, v in charsmap_keys(blob).items():
+    for k, v in _map_keys(blob).items():
         try:
             text_keys[k.decode("utf-8")] = v.decode("utf-8")
         except UnicodeDecodeError:
@@ -392,6 +398,21 @@ def _not_utf8(texts: list[str]) -> list[int]:
     return []
 
 
+def _translated(texts: list[str], table: dict[int, Any]) -> list[str]:
+    """``[t.translate(table) for t in texts]``, in one pass over the texts joined by NUL where no text holds a NUL
+    and the table neither reads nor writes one.
+
+    >>> _translated(["<s>", "a<b", ""], str.maketrans({"<": "\\x03"}))
+    ['\\x03s>', 'a\\x03b', '']
+    """
+    if not table:
+        return list(texts)
+    joined = "\0".join(texts)
+    if 0 not in table and not any("\0" in str(c) for c in table.values()) and joined.count("\0") == len(texts) - 1:
+        return joined.translate(table).split("\0")
+    return [t.translate(table) for t in texts]
+
+
 def _unigram(tok: Any, escape: dict[str, str], hidden: set[int]) -> tuple[Any, set[int], list[Difference]]:
     """The ``Unigram`` model, the renamed ids, and the model's differences. ``hidden``: the added tokens that are
     no candidates, kept by their text (unmatched through ``escape``)."""
@@ -429,8 +450,7 @@ def _unigram(tok: Any, escape: dict[str, str], hidden: set[int]) -> tuple[Any, s
         diffs.append(Difference("model", f"llama.cpp's unknown score {unknown!r} (min score - 10 in float) is no "
                                 "minimum score - 10 in double", "", "text with a code point that is no token"))
         low = float(normal.min())
-    table = str.maketrans(escape)
-    vocab = list(zip([t.translate(table) for t in texts], path.tolist(), strict=True))
+    vocab = list(zip(_translated(texts, str.maketrans(escape)), path.tolist(), strict=True))
     for i in hidden:
         vocab[i] = (texts[i], low)
     for i in dead:
