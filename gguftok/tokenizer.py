@@ -180,8 +180,8 @@ class Tokenizer:
         way; a new word of English costs a lookup instead of about 10 µs.
 
         For SentencePiece, the pairs of characters that some token a merge can build holds
-        (:func:`~gguftok.models.spm.merge_junctions`): a fresh tokenizer then cuts a text's pieces in NumPy from
-        its first prompt on, where an unprepared one merges whole until it has seen about 20 KB.
+        (:func:`~gguftok.models.spm.merge_junctions`): a fresh tokenizer then cuts a long piece at them from its
+        first prompt on, where an unprepared one merges long pieces whole until it has merged 8,192 characters.
 
         Takes seconds (Qwen2: 2.5 s, Command R: 4.8 s; SentencePiece: 30-60 ms). Returns where the table was
         kept, or ``None`` if there is nothing to prepare (WordPiece, Unigram and the others; ``ignore_merges``: a
