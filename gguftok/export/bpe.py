@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from functools import lru_cache
-from itertools import accumulate, count, repeat
+from itertools import accumulate, count
 from operator import add
 
 import numpy as np
@@ -361,24 +361,22 @@ def stages(tok) -> Stages:
             continue
         vocab[text] = i
     vocab.update(zip(texts[at:], range(at, len(texts)), strict=True))
-    merges = _merge_pairs(v.merges, t2i, renamed)
-    if merges is None:
-        merges = []
-        for line in v.merges:
-            sides = split_merge(line)
-            if sides is None or " " in sides[0] or " " in sides[1]:
-                continue  # unreachable in llama.cpp too: a symbol never holds a space
-            a, b = sides
-            if a in renamed or b in renamed or (a + b) in renamed:
-                diffs.append(Difference("model", f"merge {line!r} touches a renamed token", a + b, "words with it"))
-                continue
-            if a not in t2i or b not in t2i or a + b not in t2i:
-                diffs.append(Difference("model", f"merge {line!r}: a side or the result is no token, which llama.cpp "
-                                        "merges as text and tokenizers cannot hold", _unspell(a + b, byte_level),
-                                        "words that merge through it"))
-                continue
-            merges.append((a, b))
-        merges = list(dict.fromkeys(merges))  # llama.cpp: the first rank of a repeated merge wins
+    merges = []
+    for line in v.merges:
+        sides = split_merge(line)
+        if sides is None or " " in sides[0] or " " in sides[1]:
+            continue  # unreachable in llama.cpp too: a symbol never holds a space
+        a, b = sides
+        if a in renamed or b in renamed or (a + b) in renamed:
+            diffs.append(Difference("model", f"merge {line!r} touches a renamed token", a + b, "words with it"))
+            continue
+        if a not in t2i or b not in t2i or a + b not in t2i:
+            diffs.append(Difference("model", f"merge {line!r}: a side or the result is no token, which llama.cpp "
+                                    "merges as text and tokenizers cannot hold", _unspell(a + b, byte_level),
+                                    "words that merge through it"))
+            continue
+        merges.append((a, b))
+    merges = list(dict.fromkeys(merges))  # llama.cpp: the first rank of a repeated merge wins
     if renamed and v.ignore_merges:
         diffs.append(Difference("model", "ignore_merges looks a word up whole, and a renamed token could be a word",
                                 "", "words that spell a renamed token"))
@@ -425,31 +423,6 @@ def _outside_map(texts: list[str]) -> list[int]:
     """
     ends = list(map(add, accumulate(map(len, texts)), count()))  # where the "!" after each text stands
     return list(dict.fromkeys(bisect_right(ends, m.start()) for m in _OUTSIDE_MAP.finditer("!".join(texts))))
-
-
-def _merge_pairs(lines: list[str], t2i: dict[str, int], renamed: dict[str, str]) -> list[tuple[str, str]] | None:
-    """The merges as ``(left, right)`` pairs when every line is one that the loop in :func:`stages` keeps as it
-    is (its one space not first, both sides and the result tokens, none of them renamed, no line repeated),
-    checked and split in C; ``None`` when some line is not, for that loop to say why.
-
-    >>> t2i = {"a": 0, "b": 1, "c": 2, "ab": 3, "abc": 4}
-    >>> _merge_pairs(["a b", "ab c"], t2i, {})
-    [('a', 'b'), ('ab', 'c')]
-    >>> _merge_pairs(["a b", "a c"], t2i, {}), _merge_pairs(["a b"], t2i, {"ab": "x"})  # "ac" is no token
-    (None, None)
-    """
-    if set(map(str.count, lines, repeat(" "))) != {1} or any(map(str.startswith, lines, repeat(" "))):
-        return None  # a line without its one space after the first character
-    halves = " ".join(lines).split(" ")  # each line gives its two sides, in turn
-    lefts, rights = halves[0::2], halves[1::2]
-    if len(set(lines)) != len(lines):
-        return None  # a repeated line
-    sides = (lefts, rights, list(map(add, lefts, rights)))
-    if not all(all(map(t2i.__contains__, s)) for s in sides):
-        return None
-    if renamed and any(any(map(renamed.__contains__, s)) for s in sides):
-        return None
-    return list(zip(lefts, rights, strict=True))
 
 
 # a character outside GPT-2's byte map: a token without one decodes through the map as llama.cpp decodes it
