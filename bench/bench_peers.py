@@ -251,8 +251,8 @@ def measure(name: str, kinds: tuple[str, ...], repeats: int, peers: bool | str, 
     if not tok.prepared:  # once per vocabulary, as `gguftok prepare` does: every fresh tokenizer below reads it
         t0 = time.process_time()
         if tok.prepare() is not None:
-            what = (f"{len(tok.model.apart):,} tokens merge apart" if hasattr(tok.model, "apart") else
-                    f"{len(tok.model._joins):,} pairs of characters a merge can join")
+            what = (f"{len(tok.model.junctions):,} pairs of characters a merge can join" if tok.vocab.type == "spm"
+                    else f"{len(tok.model.apart):,} tokens merge apart")
             row.notes.append(f"prepared once (Tokenizer.prepare) in {time.process_time() - t0:.2f} s of CPU: "
                              f"{what}; every cold run reads the table")
     with tempfile.TemporaryDirectory() as tmp:

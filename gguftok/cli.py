@@ -660,7 +660,7 @@ def cmd_prepare(args: argparse.Namespace) -> int:
             continue
         where = f"kept in {kept}" if kept else "not kept (no digest of its tokens and merges)"
         if tok.vocab.type == "spm":
-            print(f"{ref}: {len(tok.model._joins):,} pairs of characters that a merge can join; {where}")
+            print(f"{ref}: {len(tok.model.junctions):,} pairs of characters that a merge can join; {where}")
             continue
         apart = len(tok.model.apart)
         print(f"{ref}: {apart:,} of {tok.n_vocab:,} tokens do not merge back into themselves; {where}")

@@ -272,9 +272,14 @@ class SPMModel:
             follow.setdefault(chr(pair >> 21), []).append(chr(pair & 0x1FFFFF))
         return {a: "".join(b) for a, b in follow.items()}
 
+    @property
+    def junctions(self) -> frozenset[int]:
+        """:func:`merge_junctions` of the vocabulary, as ``a << 21 | b`` (made now if not yet, or prepared)."""
+        return self._junctions()
+
     def use_prepared(self, joins: dict[str, str]) -> None:
-        """Take :meth:`prepared_joins` from a table: pieces are then cut from the first text on, as after a long
-        text (``BATCH_FROM`` missing pieces batch, long pieces are cut), with the same ids."""
+        """Take :meth:`prepared_joins` from a table: a long piece is then cut from the first text on, with the
+        same ids (the batch still waits for a text of ``BATCH_FROM_COLD`` new pieces to make its tables)."""
         if self._joins is None:
             self._joins = frozenset(ord(a) << 21 | ord(b) for a, bs in joins.items() for b in bs)
         self.prepared = True
