@@ -2,7 +2,7 @@
 package, raises nothing and passes every check it shows (the committed notebooks are checked by nbval in their
 untouched "not attempted" state).
 
-Where the browser layer runs (always under CI), ``tests/browser/test_workbook.py`` runs each notebook so, in
+Where the browser layer runs (always under CI), ``tests/browser/test_workbook_*.py`` runs each notebook so, in
 JupyterLab, and asserts the same of what the page shows: one run there checks the solved state and every view,
 and this run, which would repeat it, is skipped. Without a browser it runs here, in a plain kernel.
 """
@@ -22,7 +22,7 @@ LESSONS = sorted((REPO / "notebooks" / "twins").glob("[0-9][0-9]_*.py"))
 
 
 @pytest.mark.skipif(missing_browser() is None,
-                    reason="the browser run (tests/browser/test_workbook.py) runs each notebook with the solutions "
+                    reason="the browser run (tests/browser/test_workbook_*.py) runs each notebook with the solutions "
                            "and asserts the same")
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)

@@ -14,7 +14,7 @@ import os
 
 import pytest
 from labdriver import CHROMIUM, CHROMIUM_ARGS, REPO, WAIT_MS, Voila, error_outputs, missing_browser, screenshot
-from test_workbook import VIEWS, play_typed_word, split_two_vocabularies, step_sentencepiece, step_training
+from workbook import VIEWS, play_typed_word, split_two_vocabularies, step_sentencepiece, step_training
 
 WHY_NOT = missing_browser()
 if WHY_NOT and os.environ.get("CI"):

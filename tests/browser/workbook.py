@@ -11,6 +11,9 @@ The student's package is the reference solutions (``solutions/mytok``), as if ev
 lesson must pass every check it shows, and the views that put the student's answer beside gguftok's show a real
 one. nbval checks the committed notebooks in their other state, nothing attempted; together they run each
 notebook once in each state.
+
+This module holds the views, their interactions and the fixtures; the ``test_workbook_*.py`` files each run one
+group of notebooks in a JupyterLab of their own, so that pytest-xdist runs the groups side by side.
 """
 
 from __future__ import annotations
@@ -489,7 +492,16 @@ VIEWS = {
 }
 
 
-def test_every_notebook_with_a_widget_is_covered():
+# The notebooks of each test file, about two minutes of a quiet machine each (the project and the instructor's
+# page are the longest). Every notebook is in exactly one group (checked in test_workbook_lessons.py).
+GROUPS = {
+    "lessons": [nb for nb in NOTEBOOKS if nb[:2].isdigit() and int(nb[:2]) <= 5],
+    "later lessons": [nb for nb in NOTEBOOKS if nb[:2].isdigit() and 6 <= int(nb[:2]) <= 11],
+    "project": [nb for nb in NOTEBOOKS if not nb[:2].isdigit() or int(nb[:2]) >= 12],
+}
+
+
+def every_notebook_with_a_widget_is_covered():
     """A new interactive cell must get an interaction here: each call of a widget factory has its View."""
     import re
 
@@ -553,8 +565,8 @@ def _readable(widget, theme: str) -> None:
                                  for r in low[:5]))
 
 
-@pytest.mark.parametrize("notebook", NOTEBOOKS)
-def test_notebook_in_jupyterlab(page, lab, notebook):
+def check_notebook(page, lab, notebook: str) -> None:
+    """Open ``notebook`` in the lab, Run All, and check its outputs, its self-checks and every view in it."""
     lesson = notebook[:2].isdigit()  # a numbered lesson, not the instructor's page
     open_notebook(page, lab, notebook)
     collapsed = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-showHiddenCellsButton").count()
