@@ -187,3 +187,31 @@ def test_the_assembly_is_kept_until_a_file_of_the_package_changes(tmp_path, monk
     assert next(p for p in second.parts if p.stage == "merge_queue").mine == ("merge_word",)
     monkeypatch.setenv(workspace.ENV, str(TEMPLATES))  # another package: assembled afresh
     assert capstone.assembled() is not second
+
+
+def test_a_class_graded_again_reads_each_unchanged_vocabulary_once(tmp_path):
+    """The scoreboard's button grades the same class again: its tokenizers are kept while the file is
+    unchanged; a changed file, or another class, reads it again."""
+    import os
+
+    path = tmp_path / "ggml-vocab-x.gguf"
+    path.write_bytes(b"GGUF")
+    made = []
+
+    class Counted:
+        @classmethod
+        def from_gguf(cls, p):
+            made.append((cls, p))
+            return object()
+
+    class Other(Counted):
+        pass
+
+    first = capstone._built(Counted, path)
+    assert capstone._built(Counted, path) is first and len(made) == 1
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    assert capstone._built(Counted, path) is not first and len(made) == 2
+    capstone._built(Other, path)
+    capstone._built(Counted, path)  # only the last class's are kept
+    assert [c for c, _ in made] == [Counted, Counted, Other, Counted]

@@ -424,16 +424,19 @@ def compare_side_by_side(page, widget):
     assert added in ticked and removed not in ticked
 
 
-def grade_again(page, widget):
-    """Press the button (the package is read again and re-graded), then show llama-spm's first mismatch."""
+def grade_again(page, widget, regrade: bool = True):
+    """Press the button (the package is read again and re-graded), then show llama-spm's first mismatch. The
+    instructor's page has the same widget: there the choice of mismatch alone is used (``regrade=False``), as
+    pressing the button runs the same code again as in the project notebook, for a whole grade."""
     from gguftok.exercises.capstone import assemble, grade_vocab
     from gguftok.viz.scoreboard_view import mismatch_view
 
     button = widget.locator("button", has_text="Grade my tokenizer again")
     assert button.count() == 1
-    button.click()
-    page.wait_for_function("b => !b.disabled && b.textContent.includes('again')", arg=button.element_handle(),
-                           timeout=300_000, polling=500)
+    if regrade:
+        button.click()
+        page.wait_for_function("b => !b.disabled && b.textContent.includes('again')", arg=button.element_handle(),
+                               timeout=300_000, polling=500)
     widget.locator("button", has_text="llama-spm").first.click()
     expected = mismatch_view(grade_vocab(assemble().GgufTokenizer, "llama-spm")).html
     wait_for_text(page, widget, html_text(page, expected), timeout_ms=120_000)
@@ -487,7 +490,7 @@ VIEWS = {
         View("cache_explorer(prose)", "cache-explorer", resize_cache),
         View("families_playground(", "families-playground", choose_family),
         View("spm_player(", "spm-step-through", step_sentencepiece),
-        View("scoreboard_widget(", "scoreboard", grade_again),
+        View("scoreboard_widget(", "scoreboard", partial(grade_again, regrade=False)),
     ],
 }
 
