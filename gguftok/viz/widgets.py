@@ -100,11 +100,6 @@ def frames_player(make_frames, controls, *, interval: int = 900, above=()):
         stack.selected_index = 0
         stack.children = [W.HTML(h) for h in shown or ["<div>(nothing to show)</div>"]]
         play.max = slider.max = max(len(shown) - 1, 0)
-        # the steps just taken on the page may not have reached the kernel yet: here the slider is then still 0,
-        # and setting 0 again sends nothing. Send the first frame anyway, or a new input would open mid-way.
-        play.send_state("value")
-        slider.send_state("value")
-        stack.send_state("selected_index")
 
     for c in (*controls, play, slider, speed):
         if hasattr(c, "style") and hasattr(c.style, "description_width"):

@@ -235,8 +235,11 @@ def play_typed_word(page, widget):
     _type(page, widget, "input[type=text]", typed)
     frames = word_frames(tok("qwen2"), typed)
     wait_for_text(page, widget, html_text(page, frames[0].html))
-    _slider_to(widget, 2)
-    wait_for_text(page, widget, html_text(page, frames[2].html))
+    # one step before the next choice: a second would wait in the page behind the first (ipywidgets sends a
+    # model's next change once the kernel has taken its last), reach the kernel after the choice, and move the
+    # new word's player to that step, as it would for a student who chose that fast
+    _slider_to(widget, 1)
+    wait_for_text(page, widget, html_text(page, frames[1].html))
     widget.locator("select").first.select_option("gpt-2")
     wait_for_text(page, widget, html_text(page, word_frames(tok("gpt-2"), typed)[0].html))
     assert widget.locator(".widget-play button").count() >= 1 and widget.get_by_text("ms / step").count() == 1
