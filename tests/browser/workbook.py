@@ -507,17 +507,6 @@ GROUPS = {
 }
 
 
-def every_notebook_with_a_widget_is_covered():
-    """A new interactive cell must get an interaction here: each call of a widget factory has its View."""
-    import re
-
-    factories = re.compile(r"^\s*(\w+_(?:browser|inspector|widget|explorer|player|playground))\(", re.M)
-    for nb in NOTEBOOKS:
-        source = (REPO / "notebooks" / "twins" / nb).with_suffix(".py").read_text(encoding="utf-8")
-        calls = factories.findall(source)
-        assert len(calls) == len(VIEWS.get(nb, [])), f"{nb}: widget cells {calls}, views {VIEWS.get(nb)}"
-
-
 # ----------------------------------------------------------------------------------------------- fixtures
 
 
