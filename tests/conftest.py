@@ -76,6 +76,39 @@ def pytest_runtest_makereport(item, call):
     return report
 
 
+def _file_rank(path: str, count: int) -> tuple:
+    """The order files start in: the browser layer first (each workbook file a JupyterLab and minutes of work, then
+    voila's), then the notebooks (a kernel each), then the rest by number of tests, most first, as pytest-xdist
+    would order them."""
+    if path.startswith("tests/browser/"):
+        return (0, 0 if "/test_workbook_" in path else 1)
+    if path.endswith(".ipynb"):
+        return (1, 0)
+    return (2, -count)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Longest files first, so that no worker is left with one at the end while the others stand idle.
+
+    pytest-xdist hands out whole files (``--dist loadfile``) in this order when told not to reorder them
+    (``--loadscope-no-reorder``, as ``make test`` does); its own order, most tests first, ran the browser layer
+    last, and the last of it ran alone. The tests of each file keep their order (nbval runs a notebook's cells
+    in turn)."""
+    files: dict[str, int] = {}
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        files[path] = files.get(path, 0) + 1
+    first = {path: i for i, path in enumerate(files)}
+    index = {id(item): i for i, item in enumerate(items)}
+
+    def key(item):
+        path = item.nodeid.split("::", 1)[0]
+        return (_file_rank(path, files[path]), first[path], index[id(item)])
+
+    items.sort(key=key)
+
+
 def pytest_terminal_summary(terminalreporter):
     """Name the folder of screenshots the browser tests wrote in this run (for people; never compared)."""
     shots = REPO / "build" / "screenshots"
