@@ -11,7 +11,7 @@ PYTEST_ARGS ?=
 # the suite over one worker process per core (pytest-xdist); a file's tests stay on one worker, in order, as
 # nbval needs for a notebook's cells. One worker more than there are cores: many tests wait on a kernel, a
 # browser, a subprocess or a deadline, and the extra worker fills that time. XDIST= runs it in this process.
-XDIST  ?= -n $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)') --dist loadfile --loadscope-no-reorder
+XDIST  ?= -n $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)') --dist loadfile --no-loadscope-reorder
 VOCAB  ?= qwen2
 N      ?= 2000
 FUZZ_ARGS ?=

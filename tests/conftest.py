@@ -92,7 +92,7 @@ def pytest_collection_modifyitems(config, items):
     """Longest files first, so that no worker is left with one at the end while the others stand idle.
 
     pytest-xdist hands out whole files (``--dist loadfile``) in this order when told not to reorder them
-    (``--loadscope-no-reorder``, as ``make test`` does); its own order, most tests first, ran the browser layer
+    (``--no-loadscope-reorder``, as ``make test`` does); its own order, most tests first, ran the browser layer
     last, and the last of it ran alone. The tests of each file keep their order (nbval runs a notebook's cells
     in turn)."""
     files: dict[str, int] = {}
