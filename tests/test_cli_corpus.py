@@ -24,7 +24,7 @@ def no_scheduler(request, tmp_path_factory):
     waits out its connect timeout (10 s of wall time, no CPU to speak of), so it starts with the module, in a
     ``python -m gguftok`` of its own, and that wait passes while the tests before test_clear_errors run; the test
     then takes its exit status and standard error. (Not started when test_clear_errors is not to run.)"""
-    if not any(item.originalname == "test_clear_errors" for item in request.session.items):
+    if not any(getattr(item, "originalname", None) == "test_clear_errors" for item in request.session.items):
         yield None
         return
     tmp = tmp_path_factory.mktemp("no-scheduler")
