@@ -205,6 +205,30 @@ class Pieces:
             parts = [table[i] for i in ids]
         return b"".join(parts)
 
+    def every(self, special: bool = False) -> list[bytes]:
+        """The piece of every id, in id order: ``[piece(i, special) for i in range(n_vocab)]`` in one pass over the
+        tables :meth:`join` reads, which keep them.
+
+        >>> from gguftok import Tokenizer
+        >>> tok = Tokenizer.from_gguf("data/synthetic/byte-level-286.gguf")
+        >>> tok.pieces.every()[256:259] == [tok.token_to_piece(i) for i in range(256, 259)]
+        True
+        """
+        table = self._special if special else self._plain
+        if None in table:
+            v, cache = self.vocab, self._cache
+            attrs = v.attrs
+            for i, p in enumerate(table):
+                if p is None:
+                    if not special and attrs[i] & _SPECIAL:
+                        table[i] = b""
+                        continue
+                    p = cache[i]
+                    if p is None:
+                        p = cache[i] = cached_piece(v, i)
+                    table[i] = p
+        return list(table)
+
     def piece(self, token_id: int, special: bool = False, lstrip: int = 0) -> bytes:
         """The bytes of one token; ``special=False`` renders CONTROL and UNKNOWN tokens as nothing."""
         token_id = self.check(token_id)

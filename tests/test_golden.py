@@ -108,8 +108,11 @@ def compare(fx: Fixture, tok) -> list[str]:
     bad += [f"attribute of token {i}: llama.cpp {a}, gguftok {tok.attrs[i]}"
             for i, a in enumerate(attrs) if tok.attrs[i] != a][:20]
     for special, digest in zip((False, True), fx.facts["pieces_sha256"], strict=True):
-        pieces = [tok.token_to_piece(i, special=special) for i in range(len(attrs))]
-        if pieces_digest(pieces) != digest:
+        pieces = tok.pieces.every(special)  # every id's token_to_piece, in one pass
+        bad += [f"token_to_piece({i}, special={special}) is {tok.token_to_piece(i, special=special)!r}, its "
+                f"entry in pieces.every() {pieces[i]!r}" for i in fx.facts["pieces_sample"]["ids"]
+                if tok.token_to_piece(i, special=special) != pieces[i]]
+        if len(pieces) != len(attrs) or pieces_digest(pieces) != digest:
             sample = fx.facts["pieces_sample"]
             want = [unpack_text(x) for x in sample["special" if special else "plain"]]
             diffs = [(i, w, pieces[i]) for i, w in zip(sample["ids"], want, strict=True)

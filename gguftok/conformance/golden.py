@@ -90,10 +90,8 @@ def unrle(runs: list[list[int]]) -> list[int]:
 
 
 def pieces_digest(pieces: list[bytes]) -> str:
-    h = hashlib.sha256()
-    for p in pieces:
-        h.update(len(p).to_bytes(4, "little") + p)
-    return h.hexdigest()
+    """The SHA-256 of the pieces, each after its length (4 bytes, little-endian)."""
+    return hashlib.sha256(b"".join([len(p).to_bytes(4, "little") + p for p in pieces])).hexdigest()
 
 
 @dataclass

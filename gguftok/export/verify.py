@@ -132,7 +132,7 @@ def fuzz_inputs(tok, n: int, seed: int) -> tuple[list[str | bytes], list[list[in
     """``n`` fuzz texts and ``max(n // 5, 1)`` id sequences for ``tok``, from ``seed``."""
     v = tok.vocab
     special_ids = [i for i, a in enumerate(v.attrs) if a & (CONTROL | USER_DEFINED | UNKNOWN)]
-    pieces = [tok.token_to_piece(i) for i in range(tok.n_vocab)]
+    pieces = tok.pieces.every()
     specials = [tok.token_to_piece(i, special=True).decode("utf-8", "replace") for i in special_ids]
     gen = Generators(pieces, [s for s in specials if s])
     byte_ids = [i for i, a in enumerate(v.attrs) if a & BYTE] or [i for i, p in enumerate(pieces) if len(p) == 1]
