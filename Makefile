@@ -46,7 +46,9 @@ lint: $(STAMP)
 
 # PYTHONDONTWRITEBYTECODE= : each worker would otherwise compile gguftok and rewrite every test module's asserts
 # again (5 of the 11 s a worker spends collecting); the .pyc files go to __pycache__/, which git ignores.
+# compileall first: on a fresh clone the workers would each compile the same modules at once.
 test: setup browser lint
+	PYTHONDONTWRITEBYTECODE= $(PY) -m compileall -q gguftok solutions tests bench scripts
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest $(XDIST) $(PYTEST_ARGS)
 
 lab: setup
