@@ -369,7 +369,10 @@ def test_explorer_plays_the_typed_word_with_the_chosen_merges(qwen2, llama3):
     assert [c.value for c in stack.children] == [f.html for f in queue_frames("lower", TOY)]
     choice.value = "qwen2"
     word.value = " tokenization"
+    _, row, stack = box.children
+    play, slider, speed = row.children
     assert [c.value for c in stack.children] == [f.html for f in word_frames(qwen2, " tokenization")]
     assert play.max == slider.max == len(stack.children) - 1
     choice.value = "llama-bpe"
+    stack = box.children[-1]
     assert [c.value for c in stack.children] == [f.html for f in word_frames(llama3, " tokenization")]

@@ -66,5 +66,7 @@ def test_the_player_recomputes_its_frames_from_its_controls():
     assert play.max == slider.max == 2 and speed.value == play.interval
     corpus.value = "ab ab abc bc"
     count.value = 5
+    _, row, stack = box.children
+    play, slider, speed = row.children
     assert [c.value for c in stack.children] == [f.html for f in training_frames("ab ab abc bc", 5)]
     assert play.max == slider.max == len(train_bpe("ab ab abc bc", 5)) and play.value == 0

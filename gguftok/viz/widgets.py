@@ -77,37 +77,50 @@ def frames_player(make_frames, controls, *, interval: int = 900, above=()):
     ``controls`` (a word box, a vocabulary choice): Play, a frame slider and a speed control (milliseconds per
     step) over a Stack of the frames, linked in JavaScript, so playing costs no kernel round trip. A
     ``ValueError`` from ``make_frames`` is shown as a frame of text. ``above``: more widgets between the
-    controls and the player. Returns the whole box."""
+    controls and the player. Returns the whole box.
+
+    Each change builds a new Play, slider and Stack, at frame 0, and closes the old ones. Resetting the old
+    ones would race the browser: steps a student just took with the keys are still on their way to the
+    kernel (the browser sends them one at a time), arrive after the reset, and leave the new frames at the
+    old step."""
     import html
 
     import ipywidgets as W
 
-    stack = W.Stack([W.HTML()], selected_index=0)
-    play = W.Play(value=0, min=0, max=0, step=1, interval=interval, description="play")
-    slider = W.IntSlider(value=0, min=0, max=0, description="step")
     speed = W.IntSlider(value=interval, min=100, max=3000, step=100, description="ms / step")
-    W.jslink((play, "value"), (stack, "selected_index"))
-    W.jslink((slider, "value"), (stack, "selected_index"))
-    W.jslink((speed, "value"), (play, "interval"))
+    speed.style.description_width = "initial"  # "ms / step" whole, in large type too
+    for c in controls:
+        if hasattr(c, "style") and hasattr(c.style, "description_width"):
+            c.style.description_width = "initial"  # "vocabulary" whole
+    row, box = W.HBox(), W.VBox()
+    live: list = []  # the widgets and links of the frames shown, closed when new frames replace them
 
     def update(*_):
         try:
             shown = [f.html for f in make_frames(*(c.value for c in controls))]
         except ValueError as e:
             shown = [f"<div>{html.escape(str(e))}</div>"]
-        play.playing = False
-        play.value = slider.value = 0
-        stack.selected_index = 0
-        stack.children = [W.HTML(h) for h in shown or ["<div>(nothing to show)</div>"]]
-        play.max = slider.max = max(len(shown) - 1, 0)
+        shown = shown or ["<div>(nothing to show)</div>"]
+        last = len(shown) - 1
+        pages = [W.HTML(h) for h in shown]
+        stack = W.Stack(pages, selected_index=0)
+        play = W.Play(value=0, min=0, max=last, step=1, interval=speed.value, description="play")
+        slider = W.IntSlider(value=0, min=0, max=last, description="step")
+        for c in (play, slider):
+            c.style.description_width = "initial"
+        links = [W.jslink((play, "value"), (stack, "selected_index")),
+                 W.jslink((slider, "value"), (stack, "selected_index")),
+                 W.jslink((speed, "value"), (play, "interval"))]
+        row.children = [play, slider, speed]
+        box.children = [box.children[0] if box.children else W.HBox(list(controls)), *above, row, stack]
+        for old in live:
+            old.close()
+        live[:] = [*links, play, slider, stack, *pages]
 
-    for c in (*controls, play, slider, speed):
-        if hasattr(c, "style") and hasattr(c.style, "description_width"):
-            c.style.description_width = "initial"  # "vocabulary", "ms / step" whole, in large type too
     for c in controls:
         c.observe(update, names="value")
     update()
-    return W.VBox([W.HBox(list(controls)), *above, W.HBox([play, slider, speed]), stack])
+    return box
 
 
 def vocab_models(folder=None) -> dict[str, tuple[object, str]]:
