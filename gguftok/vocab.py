@@ -116,6 +116,7 @@ KEY_TYPES: dict[str, ValueType | tuple[ValueType, tuple[ValueType, ...]]] = {
     "tokenizer.ggml.suppress_tokens": (_ARRAY, (ValueType.INT32,)),  # llama.cpp checks it; tokenizing never uses it
 }
 # Checked when a file is loaded, whatever the model; the others when the model reads them.
+_TOKEN_KEYS = ("tokenizer.ggml.tokens", "tokenizer.ggml.scores", "tokenizer.ggml.token_type")
 _ALWAYS_READ = ("general.architecture", "general.name", "tokenizer.ggml.model", "tokenizer.ggml.pre",
                 "tokenizer.ggml.token_type_count")
 # The one other kind of key read, without a type check as llama.cpp reads it: the chat templates
@@ -251,8 +252,14 @@ class Vocab:
     ``add_space_prefix``, ``clean_spaces``, ...
     """
 
-    def __init__(self, md: Mapping[str, Any]) -> None:
+    def __init__(self, md: Mapping[str, Any], *, tokens_of: Vocab | None = None) -> None:
+        """``tokens_of``: a Vocab of the same model whose key/values hold the very same token, score and type
+        lists as ``md`` (the same objects): its token tables are shared instead of built again, since they
+        depend on nothing else (the lessons' checks build dozens of variants of one file's key/values, each
+        with one flag or id changed). Anything else builds them."""
         self.md = md
+        self._tokens_of = tokens_of
+        self._hashes = None  # _key_hashes, once asked
         for key in _ALWAYS_READ:  # llama.cpp reads these first, for every file
             self._get(key)
         self.model = self._get("tokenizer.ggml.model")
@@ -328,6 +335,15 @@ class Vocab:
                                                   self.remove_extra_whitespaces)
 
     def _load_tokens(self) -> None:
+        base, self._tokens_of = self._tokens_of, None
+        if base is not None and base.model == self.model and all(
+                base.md.get(k) is self.md.get(k) for k in _TOKEN_KEYS) and "tokenizer.ggml.tokens" in self.md:
+            # the same lists passed the same checks there; only the attributes change after loading
+            self.n_vocab, self.token_to_id, self.texts = base.n_vocab, base.token_to_id, base.texts
+            self.scores, self.types, self.gguf_attrs = base.scores, base.types, base.gguf_attrs
+            self.attrs = list(base.gguf_attrs)
+            self._hashes = base._hashes
+            return
         if "tokenizer.ggml.tokens" not in self.md:
             raise VocabError("cannot find tokenizer vocab in model file", key="tokenizer.ggml.tokens")
         tokens = self._get("tokenizer.ggml.tokens")
@@ -401,7 +417,12 @@ class Vocab:
         return relative_order(self._key_hashes(), ids)  # a key's index in the map is its token id
 
     def _key_hashes(self):
-        """libstdc++'s hash of every key of ``token_to_id``, in insertion (id) order."""
+        """libstdc++'s hash of every key of ``token_to_id``, in insertion (id) order (computed once)."""
+        if self._hashes is None:
+            self._hashes = self._hash_keys()
+        return self._hashes
+
+    def _hash_keys(self):
         joined = "\0".join(self.token_to_id).encode("utf-8", "surrogateescape")
         ends = np.flatnonzero(np.frombuffer(joined, dtype=np.uint8) == 0)
         if len(ends) != self.n_vocab - 1:  # a token with a NUL of its own: measure each key

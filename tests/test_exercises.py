@@ -275,6 +275,37 @@ def test_arguments_are_copied_so_a_mutating_answer_cannot_change_the_expected_va
     assert check("05.lowest_pair", solved("05.lowest_pair")).ok
 
 
+def test_the_copy_of_a_case_is_deepcopys_for_its_plain_data_and_shares_nothing_mutable():
+    import copy
+    import random
+
+    import numpy as np
+
+    from gguftok.exercises._core import fresh_copy
+
+    r = random.Random(5)
+
+    def value(depth):
+        kind = r.randrange(9 if depth < 4 else 5)
+        return [lambda: r.randrange(-5, 5), lambda: r.choice(["", "a", "é"]), lambda: r.random() < 0.5,
+                lambda: None, lambda: b"\xff", lambda: [value(depth + 1) for _ in range(r.randrange(4))],
+                lambda: tuple(value(depth + 1) for _ in range(r.randrange(4))),
+                lambda: {r.choice("abc"): value(depth + 1) for _ in range(r.randrange(3))},
+                lambda: np.arange(r.randrange(3))][kind]()
+
+    def mutables(x):
+        if isinstance(x, (list, dict, np.ndarray)):
+            yield x
+        for item in (x.values() if isinstance(x, dict) else x if isinstance(x, (list, tuple)) else ()):
+            yield from mutables(item)
+
+    for _ in range(500):
+        x = value(0)
+        got, want = fresh_copy(x), copy.deepcopy(x)
+        assert repr(got) == repr(want)  # the same values and the same types, arrays included
+        assert {id(m) for m in mutables(got)}.isdisjoint(id(m) for m in mutables(x))
+
+
 # ---------------------------------------------------------------------------------------------- notebooks
 def _cells(path):
     nb = json.loads(path.read_text(encoding="utf-8"))

@@ -83,3 +83,29 @@ def test_no_case_asks_what_the_contract_leaves_open():
             if case.args[1:] == ("eot",) and md.get("tokenizer.ggml.eot_token_id", n) >= n:
                 found = sum(t in _ROLE_TEXTS["eot"] for t in md["tokenizer.ggml.tokens"])
                 assert found <= 1 or "ggml-vocab-" in case.label, case.label
+
+
+def _state(v) -> dict:
+    return {k: x for k, x in vars(v).items() if k not in ("md", "_tokens_of", "_hashes")}
+
+
+def test_a_variant_sharing_the_files_token_tables_is_the_vocab_built_alone():
+    """The checks build each variant of a file's key/values (a flag or an id changed) on the file's token tables:
+    every attribute is what a Vocab built from nothing has, and the changed attributes are the variant's own."""
+    from gguftok.exercises.lesson07 import _real
+    from gguftok.vocab import Vocab
+
+    for what, md, _ in _real():
+        base = Vocab(vocab_key_values(what.split("ggml-vocab-")[1].split(".gguf")[0]))
+        alone, shared = Vocab(md), Vocab(md, tokens_of=base)
+        assert _state(shared) == _state(alone), what
+        assert shared.texts is base.texts and shared.attrs is not base.attrs
+    md = vocab_key_values("qwen2")
+    other = dict(md, **{"tokenizer.ggml.tokens": list(md["tokenizer.ggml.tokens"])})  # equal lists, not the same
+    base = Vocab(md)
+    assert Vocab(other, tokens_of=base).texts is not base.texts
+    spm = vocab_key_values("llama-spm")
+    as_bert = dict(spm, **{"tokenizer.ggml.model": "bert"})  # the same lists under another model: built anew
+    base = Vocab(spm)
+    built = Vocab(as_bert, tokens_of=base)
+    assert built.texts is not base.texts and _state(built) == _state(Vocab(as_bert))

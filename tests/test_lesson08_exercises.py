@@ -20,6 +20,7 @@ from gguftok.exercises.lesson08 import (
     _one_token_vocab,
     _ref_detokenize,
     _ref_piece,
+    final_type,
     final_types,
     vocab_names,
 )
@@ -30,6 +31,19 @@ WRONG = wrong_variants()
 @pytest.fixture(scope="module", autouse=True)
 def _vocab():
     _require_vocab()
+
+
+def test_final_types_is_final_type_of_every_token():
+    """The whole-array form gives each token the type of the first rule its bits meet, as the loop does: on every
+    combination of the bits, and on every token of the 19 vocabularies."""
+    from gguftok.exercises.lesson08 import _RULE_ORDER, _final_types_of
+
+    bits = [bit for bit, _ in _RULE_ORDER] + [1 << 12]
+    combos = [sum(b for k, b in enumerate(bits) if m >> k & 1) for m in range(1 << len(bits))]
+    assert _final_types_of(combos) == [final_type(a) for a in combos]
+    for name in vocab_names():
+        attrs = tokenizer(name).vocab.attrs
+        assert final_types(name) == [final_type(a) for a in attrs], name
 
 
 def test_the_types_given_to_piece_give_every_token_its_llama_cpp_piece():

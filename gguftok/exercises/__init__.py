@@ -92,10 +92,10 @@ def compare(exercise_id: str, number: int) -> Comparison:
 
 def case_args(exercise_id: str, number: int) -> tuple:
     """The whole arguments of case ``number`` (from 1, as the reports count), to call a function with by hand."""
-    import copy
+    from ._core import fresh_copy
 
     case = exercise(exercise_id).case(number)
-    return copy.deepcopy(case.args) if case.copy else case.args
+    return fresh_copy(case.args) if case.copy else case.args
 
 
 def show(exercise_id: str) -> Rendered:

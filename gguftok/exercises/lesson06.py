@@ -10,6 +10,7 @@ not matter, and notebook 06's "Going deeper" measures both.
 
 from __future__ import annotations
 
+import copy
 from functools import cache
 from pathlib import Path
 
@@ -61,8 +62,12 @@ def loaded(md: dict) -> Vocab:
     hit = _VOCABS.get(id(md))
     if hit is not None and hit[0] is md:
         return hit[1]
-    v = Vocab(md)
-    if len(md.get("tokenizer.ggml.tokens", ())) > 1000:
+    big = len(md.get("tokenizer.ggml.tokens", ())) > 1000
+    # a variant of a file's key/values (one flag or id changed) shares its token tables with the file's Vocab
+    base = next((b for m, b in _VOCABS.values() if m.get("tokenizer.ggml.tokens") is md["tokenizer.ggml.tokens"]),
+                None) if big else None
+    v = Vocab(md, tokens_of=base)
+    if big:
         _VOCABS[id(md)] = (md, v)
     return v
 
@@ -255,7 +260,8 @@ def _partition_generated() -> list[Case]:
         specials = _ref_special_tokens(md)
         if not specials:
             continue
-        v = Vocab(md)
+        v = copy.copy(loaded(md))  # the strip rules change the attributes only: a copy with its own list of them
+        v.attrs = list(v.attrs)
         v.apply_strip_rules()
         stripped = list(v.attrs) if any(a & (LSTRIP | RSTRIP) for a in v.attrs) else None
         texts = [s for s, _, _ in specials]
